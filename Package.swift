@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Release builds: swift build -c release --static-swift-stdlib (see Deploy/).
+// Modules and what each may import: ../shared/DESIGN.md, "Modules".
+let package = Package(
+    name: "ContactBox",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "contactbox", targets: ["contactbox"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C system libraries: one shim module each (STYLE.md 1).
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "VCard", dependencies: ["CCrypto"]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
+        .executableTarget(
+            name: "contactbox",
+            dependencies: [
+                "ContactStore", "VCard",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "VCard"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,211 @@
+import CSQLite
+
+/// One SQLite connection: owns the `sqlite3` handle, opened in `init` and closed in `deinit`.
+///
+/// Opened with `SQLITE_OPEN_NOMUTEX`, so the connection has exactly one owner and must not cross threads; an
+/// owner that needs concurrency wraps it in an actor on its own serial executor (STYLE.md 6).
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+    /// The journal mode SQLite actually chose (`wal` for a file; `memory` for `:memory:`).
+    public private(set) var journalMode = ""
+
+    private var statements: [String: Statement] = [:]
+    /// A handful of statements serve the store; the limit only stops a caller that builds SQL dynamically from
+    /// growing the cache without bound.
+    private static let statementCacheLimit = 64
+    var savepointCounter = 0
+
+    /// Opens (creating if needed) the database at `path` and configures the connection for the appliance.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            // > Whether or not an error occurs when it is opened, resources associated with the database connection
+            // > handle should be released by passing it to sqlite3_close() when it is no longer required.
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(connection)
+            throw SQLiteError(code: code, message: "\(message) (opening \(path))")
+        }
+        self.handle = connection
+        self.path = path
+        // From here on a throw runs deinit, which closes the handle.
+        try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        // Finalize our statements first, so that close does not leave a zombie connection behind.
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure(busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+        // Extended codes tell a UNIQUE violation (2067) from a NOT NULL one (1299); the primary code stays in the
+        // low byte (`SQLiteError.primaryCode`).
+        try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
+        // Another process (the CLI while the daemon runs) may hold the write lock for a moment.
+        try check(sqlite3_busy_timeout(handle, busyTimeoutMilliseconds), sql: nil)
+        // WAL: readers never block the writer, and a crash never leaves a half-written page.
+        journalMode = try scalarString("PRAGMA journal_mode=WAL") ?? ""
+        if journalMode == "wal" {
+            // > WAL mode is safe from corruption with synchronous=NORMAL [...] WAL mode is always consistent with
+            // > synchronous=NORMAL, but WAL mode does lose durability. A transaction committed in WAL mode with
+            // > synchronous=NORMAL might roll back following a power loss or system crash. Transactions are durable
+            // > across application crashes regardless of the synchronous setting or journal mode.
+            // (https://sqlite.org/pragma.html#pragma_synchronous). Losing the last commit on power loss is fine:
+            // sync is idempotent and the next run redoes it; a consistent store is what matters.
+            try execute("PRAGMA synchronous=NORMAL")
+        } else {
+            // Outside WAL (an in-memory database, a file system without shared memory) NORMAL is not corruption-
+            // safe on power loss, so fall back to the safe setting.
+            try execute("PRAGMA synchronous=FULL")
+        }
+        // > Foreign key constraints are disabled by default [...] so must be enabled separately for each database
+        // > connection.
+        try execute("PRAGMA foreign_keys=ON")
+        // A negative size is in KiB: 512 KiB of page cache, because the whole appliance lives in about 20 MB.
+        try execute("PRAGMA cache_size=-512")
+        // Truncate the WAL file back to 4 MiB after a checkpoint, so one big import does not keep its space forever.
+        try execute("PRAGMA journal_size_limit=4194304")
+    }
+
+    // MARK: Running SQL
+
+    /// Runs a script of one or more statements without arguments (schema, pragmas).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        defer { sqlite3_free(errorMessage) }
+        guard code == SQLITE_OK else {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            throw SQLiteError(code: code, message: message, sql: sql)
+        }
+    }
+
+    /// Runs one statement with arguments, ignoring any rows it returns.
+    public func run(_ sql: String, _ arguments: (any SQLBindable)?...) throws(SQLiteError) {
+        try run(sql, arguments: arguments)
+    }
+
+    public func run(_ sql: String, arguments: [(any SQLBindable)?]) throws(SQLiteError) {
+        let statement = try prepared(sql, arguments)
+        defer { release(statement) }
+        while try statement.step() {}
+    }
+
+    /// Calls `body` for each row, one at a time: nothing is collected.
+    public func forEachRow(_ sql: String, _ arguments: (any SQLBindable)?..., body: (Row) throws -> Void) throws {
+        try forEachRow(sql, arguments: arguments, body: body)
+    }
+
+    public func forEachRow(_ sql: String, arguments: [(any SQLBindable)?], body: (Row) throws -> Void) throws {
+        let statement = try prepared(sql, arguments)
+        defer { release(statement) }
+        while try statement.step() {
+            try body(Row(statement: statement))
+        }
+    }
+
+    /// Maps every row with `map`; bound the result with a LIMIT.
+    public func query<T>(_ sql: String, _ arguments: (any SQLBindable)?..., map: (Row) throws -> T) throws -> [T] {
+        try query(sql, arguments: arguments, map: map)
+    }
+
+    public func query<T>(_ sql: String, arguments: [(any SQLBindable)?], map: (Row) throws -> T) throws -> [T] {
+        var results: [T] = []
+        try forEachRow(sql, arguments: arguments) { row in
+            results.append(try map(row))
+        }
+        return results
+    }
+
+    /// Maps the first row, or returns nil when there is none.
+    public func queryFirst<T>(_ sql: String, _ arguments: (any SQLBindable)?..., map: (Row) throws -> T) throws -> T? {
+        let statement = try prepared(sql, arguments)
+        defer { release(statement) }
+        return try statement.step() ? map(Row(statement: statement)) : nil
+    }
+
+    /// The first column of the first row as an integer; nil when there is no row or the value is NULL.
+    public func scalarInt64(_ sql: String, _ arguments: (any SQLBindable)?...) throws(SQLiteError) -> Int64? {
+        let statement = try prepared(sql, arguments)
+        defer { release(statement) }
+        return try statement.step() ? Row(statement: statement).optionalInt64(0) : nil
+    }
+
+    /// The first column of the first row as text; nil when there is no row or the value is NULL.
+    public func scalarString(_ sql: String, _ arguments: (any SQLBindable)?...) throws(SQLiteError) -> String? {
+        let statement = try prepared(sql, arguments)
+        defer { release(statement) }
+        return try statement.step() ? Row(statement: statement).optionalString(0) : nil
+    }
+
+    /// The rowid of the last successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// `PRAGMA user_version`: the schema version the application keeps in the database header.
+    public var userVersion: Int32 {
+        get throws(SQLiteError) {
+            Int32(truncatingIfNeeded: try scalarInt64("PRAGMA user_version") ?? 0)
+        }
+    }
+
+    public func setUserVersion(_ version: Int32) throws(SQLiteError) {
+        // A pragma takes no bound parameters; an Int32 formats to digits only, so this cannot inject anything.
+        try execute("PRAGMA user_version = \(version)")
+    }
+
+    // MARK: Statements
+
+    /// Takes the cached statement for `sql` (or prepares one) and binds the arguments. Every caller pairs it with
+    /// `release`, which resets the statement so it holds no lock or snapshot while it waits in the cache.
+    private func prepared(_ sql: String, _ arguments: [(any SQLBindable)?]) throws(SQLiteError) -> Statement {
+        let statement = try cachedStatement(sql)
+        statement.isInUse = true
+        do {
+            try statement.bind(arguments)
+        } catch {
+            release(statement)
+            throw error
+        }
+        return statement
+    }
+
+    private func release(_ statement: Statement) {
+        statement.reset()
+        statement.isInUse = false
+    }
+
+    private func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = statements[sql] {
+            if !cached.isInUse {
+                return cached
+            }
+            // The same SQL is already stepping further up the stack: use a private statement this time.
+            return try Statement(connection: handle, sql: sql)
+        }
+        let statement = try Statement(connection: handle, sql: sql)
+        if statements.count >= Self.statementCacheLimit {
+            // Statements in use stay alive through their callers' references.
+            statements.removeAll(keepingCapacity: true)
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Number of prepared statements in the cache (for tests and diagnostics).
+    public var cachedStatementCount: Int { statements.count }
+
+    func check(_ code: Int32, sql: String?) throws(SQLiteError) {
+        if code != SQLITE_OK {
+            try failure(connection: handle, code: code, sql: sql)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Database: Sendable {}

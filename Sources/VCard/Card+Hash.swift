@@ -1,0 +1,57 @@
+import CCrypto
+
+extension Card {
+    /// Properties that change without the contact changing: the writing program, the revision stamp, and the
+    /// identity itself (two cards that differ only in UID are duplicates, not different people).
+    static let volatileProperties: Set<String> = ["PRODID", "REV", "UID"]
+
+    /// Parameters whose values are case-insensitive keywords (RFC 6350 5).
+    private static let keywordParameters: Set<String> = ["TYPE", "ENCODING", "VALUE", "CHARSET", "PREF"]
+
+    /// Lowercase hex SHA-256 of the normalised card. Equal for two cards that differ only in `PRODID`, `REV`,
+    /// `UID`, line folding, property or parameter order, letter case of names, or escaping; different for any
+    /// other change.
+    public var contentHash: String {
+        let lines = properties.compactMap(Self.normalisedLine).sorted()
+        let bytes = Array(lines.joined(separator: "\n").utf8)
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+            }
+        }
+        // SHA-256 of bytes in memory cannot fail for any input; a failure means libcrypto itself is broken.
+        precondition(ok == 1 && length == 32, "libcrypto EVP_Digest(SHA-256) failed")
+        return hexString(digest.prefix(32))
+    }
+
+    private static func normalisedLine(_ property: Property) -> String? {
+        let name = property.name.uppercased()
+        guard !volatileProperties.contains(name) else { return nil }
+        var merged: [String: [String]] = [:]
+        for parameter in property.parameters {
+            let key = parameter.name.uppercased()
+            let values = keywordParameters.contains(key) ? parameter.values.map { $0.lowercased() } : parameter.values
+            merged[key, default: []] += values.map { key == "ENCODING" && $0 == "base64" ? "b" : $0 }
+        }
+        let binary = merged["ENCODING"] == ["b"]
+        let value: String
+        if binary {
+            value = property.value.filter { !$0.isWhitespace }
+        } else if TextValue.textProperties.contains(name) {
+            value = TextValue.canonical(property.value, property: name)
+        } else {
+            value = property.value
+        }
+        guard !value.isEmpty else { return nil }
+        var line = property.group.map { $0.lowercased() + "." } ?? ""
+        line += name
+        for key in merged.keys.sorted() {
+            var values = merged[key] ?? []
+            if key == "TYPE" { values = Array(Set(values)).sorted() }
+            line += ";" + key + "=" + values.map { "\"" + $0 + "\"" }.joined(separator: ",")
+        }
+        return line + ":" + value
+    }
+}

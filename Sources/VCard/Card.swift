@@ -1,0 +1,61 @@
+import CCrypto
+
+/// One contact: the content lines between `BEGIN:VCARD` and `END:VCARD`, in their order.
+///
+/// Identity is the `UID`; `contentHash` tells whether two versions say the same thing.
+public struct Card: Sendable, Equatable {
+    public var properties: [Property]
+
+    public init(properties: [Property]) {
+        self.properties = properties
+    }
+
+    public func first(_ name: String) -> Property? {
+        properties.first { $0.isNamed(name) }
+    }
+
+    /// "3.0" or "4.0" (2.1 is upgraded to 3.0 on reading).
+    public var version: String { first("VERSION")?.value ?? "3.0" }
+
+    public var uid: String? { first("UID")?.value }
+
+    public mutating func setUID(_ uid: String) {
+        if let index = properties.firstIndex(where: { $0.isNamed("UID") }) {
+            properties[index].value = uid
+            properties.removeAll { $0.isNamed("UID") && $0.value != uid }
+        } else {
+            properties.append(Property(name: "UID", value: uid))
+        }
+    }
+
+    /// The formatted name, unescaped, for lists and logs.
+    public var displayName: String { first("FN")?.text ?? "" }
+
+    /// A fresh random UID: a version 4 UUID (RFC 9562 5.4), from libcrypto's random generator.
+    public static func makeUID() -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, 16) }
+        // RAND_bytes fails only when the system has no entropy source at all: nothing an input can cause.
+        precondition(ok == 1, "libcrypto RAND_bytes failed")
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = hexString(bytes)
+        let cuts = [8, 12, 16, 20]
+        var result = ""
+        for (index, character) in hex.enumerated() {
+            if cuts.contains(index) { result.append("-") }
+            result.append(character)
+        }
+        return result
+    }
+}
+
+func hexString(_ bytes: some Sequence<UInt8>) -> String {
+    let digits = Array("0123456789abcdef")
+    var result = ""
+    for byte in bytes {
+        result.append(digits[Int(byte >> 4)])
+        result.append(digits[Int(byte & 0x0F)])
+    }
+    return result
+}

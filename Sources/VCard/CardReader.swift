@@ -1,0 +1,171 @@
+/// A card as read from input, with where it started and what was repaired on the way in.
+public struct ParsedCard: Sendable {
+    public var card: Card
+    /// The line of its `BEGIN:VCARD`.
+    public var line: Int
+    /// What was changed to make the card usable ("added UID ...", "derived FN from N"), for the import report.
+    public var repairs: [String]
+}
+
+/// Reads cards one by one from a file or bytes of any size, in bounded memory: at most one card of
+/// `Limits.maxCardBytes` and one line of `Limits.maxLineBytes` are held at a time.
+///
+/// A card with a problem yields a `VCardError` naming the line, and reading goes on with the next card.
+public struct CardReader {
+    public enum Limits {
+        /// A longer (physical or unfolded) line is rejected. Contact photos from phones are far smaller, and
+        /// SabreDAV-based servers refuse cards over 1 MB anyway.
+        public static let maxLineBytes = 1 << 20
+        public static let maxCardBytes = 2 << 20
+    }
+
+    struct RawLine {
+        var bytes: [UInt8]
+        var number: Int
+    }
+
+    private var lines: LineReader
+    private var lookahead: LineReader.Line?
+    private var pendingBegin: Int?
+
+    public init(path: String) throws(VCardError) {
+        lines = LineReader(file: try FileDescriptor(path: path), maxLineLength: Limits.maxLineBytes)
+    }
+
+    public init(bytes: [UInt8]) {
+        lines = LineReader(bytes: bytes, maxLineLength: Limits.maxLineBytes)
+    }
+
+    public init(text: String) {
+        self.init(bytes: Array(text.utf8))
+    }
+
+    /// The next card, or the error that made the reader skip one; nil at the end of the input.
+    public mutating func next() -> Result<ParsedCard, VCardError>? {
+        var begin = pendingBegin
+        pendingBegin = nil
+        var garbageLine: Int?
+        // Outside a card: find BEGIN:VCARD, reporting any other content once.
+        while begin == nil {
+            guard let line = nextLogicalLine() else {
+                if let garbageLine { return .failure(missingBegin(garbageLine)) }
+                if let error = lines.readError { return .failure(VCardError(.unreadableInput, line: lines.lineNumber, error)) }
+                return nil
+            }
+            switch line {
+            case .success(let raw) where Self.isBegin(raw.bytes):
+                if let garbageLine {
+                    pendingBegin = raw.number
+                    return .failure(missingBegin(garbageLine))
+                }
+                begin = raw.number
+            case .success(let raw) where raw.bytes.allSatisfy(Self.isSpace):
+                continue
+            case .success(let raw):
+                if garbageLine == nil { garbageLine = raw.number }
+            case .failure(let error):
+                if garbageLine == nil { garbageLine = error.line }
+            }
+        }
+        return readCard(beginningAt: begin ?? 0)
+    }
+
+    private func missingBegin(_ line: Int) -> VCardError {
+        VCardError(.missingBegin, line: line, "content outside a card: expected BEGIN:VCARD; skipped up to the next card")
+    }
+
+    private mutating func readCard(beginningAt begin: Int) -> Result<ParsedCard, VCardError> {
+        var body: [RawLine] = []
+        var size = 0
+        var failure: VCardError?
+        while let line = nextLogicalLine() {
+            switch line {
+            case .failure(let error):
+                if failure == nil { failure = error }
+            case .success(let raw) where Self.isEnd(raw.bytes):
+                if let failure { return .failure(failure) }
+                return CardParser.parse(body, beginLine: begin)
+            case .success(let raw) where Self.isBegin(raw.bytes):
+                // A second BEGIN before END: the first card was cut off. Read the new one next time.
+                pendingBegin = raw.number
+                return .failure(unterminated(begin))
+            case .success(let raw):
+                guard failure == nil else { continue }
+                size += raw.bytes.count
+                if size > Limits.maxCardBytes {
+                    failure = VCardError(
+                        .cardTooLarge, line: raw.number, "card is larger than \(Limits.maxCardBytes >> 20) MiB")
+                    body = []
+                } else if !raw.bytes.allSatisfy(Self.isSpace) {
+                    body.append(raw)
+                }
+            }
+        }
+        return .failure(failure ?? unterminated(begin))
+    }
+
+    private func unterminated(_ begin: Int) -> VCardError {
+        VCardError(.unterminatedCard, line: begin, "card starting here has no END:VCARD")
+    }
+
+    /// One content line with folding undone (RFC 6350 3.2: a line starting with a space or tab continues the
+    /// previous one), and vCard 2.1 quoted-printable soft line breaks (a line ending in `=`) joined.
+    private mutating func nextLogicalLine() -> Result<RawLine, VCardError>? {
+        guard let first = lookahead ?? lines.next() else { return nil }
+        lookahead = nil
+        guard case .text(let firstBytes, let number) = first else {
+            if case .tooLong(let number) = first { return .failure(tooLong(number)) }
+            return nil
+        }
+        var bytes = Array(firstBytes)
+        let quotedPrintable = QuotedPrintable.isDeclared(in: bytes)
+        while let next = lines.next() {
+            guard case .text(let more, let moreNumber) = next else {
+                lookahead = next
+                break
+            }
+            if let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {
+                bytes.append(contentsOf: more.dropFirst())
+            } else if quotedPrintable, bytes.last == UInt8(ascii: "=") {
+                bytes.removeLast()
+                bytes.append(contentsOf: more)
+            } else {
+                lookahead = next
+                break
+            }
+            if bytes.count > Limits.maxLineBytes {
+                skipContinuations()
+                return .failure(tooLong(moreNumber))
+            }
+        }
+        return .success(RawLine(bytes: bytes, number: number))
+    }
+
+    private mutating func skipContinuations() {
+        while let next = lines.next() {
+            if case .text(let more, _) = next, let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {
+                continue
+            }
+            lookahead = next
+            return
+        }
+    }
+
+    private func tooLong(_ line: Int) -> VCardError {
+        VCardError(.lineTooLong, line: line, "line is longer than \(Limits.maxLineBytes >> 20) MiB")
+    }
+
+    static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+    static func isBegin(_ bytes: [UInt8]) -> Bool { matches(bytes, "BEGIN:VCARD") }
+    static func isEnd(_ bytes: [UInt8]) -> Bool { matches(bytes, "END:VCARD") }
+
+    /// Case-insensitive match, ignoring trailing white space.
+    private static func matches(_ bytes: [UInt8], _ keyword: String) -> Bool {
+        var trimmed = bytes[...]
+        while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
+        let expected = Array(keyword.utf8)
+        guard trimmed.count == expected.count else { return false }
+        return zip(trimmed, expected).allSatisfy { a, b in a == b || (a >= 0x61 && a <= 0x7A && a - 0x20 == b) }
+    }
+}

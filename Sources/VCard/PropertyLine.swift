@@ -1,0 +1,110 @@
+/// Parses one unfolded content line (RFC 6350 3.3):
+/// > contentline = [group "."] name *(";" param) ":" value CRLF
+/// Parameter values may be quoted, and then hold `;`, `:` and `,`.
+struct PropertyLine {
+    var group: String?
+    var name: String
+    var parameters: [Parameter]
+    /// The raw value bytes, still in the encoding the parameters declare.
+    var value: ArraySlice<UInt8>
+
+    init(_ bytes: [UInt8], line: Int) throws(VCardError) {
+        var index = 0
+        func isNameByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                true
+            default: false
+            }
+        }
+        while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+        let fullName = String(decoding: bytes[..<index], as: UTF8.self)
+        guard !fullName.isEmpty, index < bytes.count,
+            bytes[index] == UInt8(ascii: ":") || bytes[index] == UInt8(ascii: ";")
+        else {
+            throw VCardError(.malformedLine, line: line, "not a property line: \"\(excerpt(bytes))\"")
+        }
+        if let dot = fullName.firstIndex(of: ".") {
+            group = String(fullName[..<dot])
+            name = String(fullName[fullName.index(after: dot)...])
+        } else {
+            name = fullName
+        }
+        parameters = []
+        while index < bytes.count, bytes[index] == UInt8(ascii: ";") {
+            index += 1
+            let (parameter, end) = try Self.parameter(bytes, from: index, line: line, property: fullName)
+            if !parameter.name.isEmpty { parameters.append(parameter) }
+            index = end
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            throw VCardError(.malformedLine, line: line, "property \(fullName) has no ':' before its value")
+        }
+        value = bytes[(index + 1)...]
+    }
+
+    private static func parameter(_ bytes: [UInt8], from start: Int, line: Int, property: String)
+        throws(VCardError) -> (Parameter, Int)
+    {
+        var index = start
+        while index < bytes.count, ![UInt8(ascii: "="), UInt8(ascii: ";"), UInt8(ascii: ":")].contains(bytes[index]) {
+            index += 1
+        }
+        let name = try utf8(bytes[start..<index], line: line, what: "a parameter of \(property)")
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
+            return (Parameter(name, []), index)  // vCard 2.1 bare type: `TEL;CELL:...`
+        }
+        var values: [String] = []
+        repeat {
+            index += 1
+            let valueStart: Int
+            let valueEnd: Int
+            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                valueStart = index + 1
+                guard let close = bytes[valueStart...].firstIndex(of: UInt8(ascii: "\"")) else {
+                    throw VCardError(.malformedLine, line: line, "unclosed quote in a parameter of \(property)")
+                }
+                valueEnd = close
+                index = close + 1
+            } else {
+                valueStart = index
+                while index < bytes.count,
+                    ![UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":")].contains(bytes[index])
+                {
+                    index += 1
+                }
+                valueEnd = index
+            }
+            values.append(try utf8(bytes[valueStart..<valueEnd], line: line, what: "a parameter of \(property)"))
+        } while index < bytes.count && bytes[index] == UInt8(ascii: ",")
+        return (Parameter(name, values), index)
+    }
+
+    static func utf8(_ bytes: ArraySlice<UInt8>, line: Int, what: String) throws(VCardError) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let bad = firstInvalidUTF8(bytes)
+            throw VCardError(.invalidUTF8, line: line, "\(what) is not valid UTF-8 (byte \(bad) of the value)")
+        }
+        return text
+    }
+
+    /// The 1-based position of the first byte that breaks UTF-8, for the error message.
+    private static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var position = 0
+        var consumed = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                position += 1
+                consumed += UTF8.width(scalar)
+            case .emptyInput:
+                return consumed + 1
+            case .error:
+                return consumed + 1
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Testing
+
+@testable import VCard
+
+@Suite("Line folding")
+struct FoldingTests {
+    @Test("long lines fold at 75 octets and unfold to the same value")
+    func longLinesFold() throws {
+        let note = String(repeating: "abcdefghij", count: 30)
+        let card = try makeCard("VERSION:3.0", "UID:1", "FN:Ada", "NOTE:\(note)")
+        let text = card.serialized()
+        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.allSatisfy { $0.utf8.count <= 75 })
+        #expect(lines.count > 5)
+        let again = try #require(cards(readAll(text)).first)
+        #expect(again.first("NOTE")?.value == note)
+        #expect(again.serialized() == text)
+    }
+
+    @Test("a fold never splits a multi-byte UTF-8 sequence")
+    func foldKeepsUTF8Whole() throws {
+        for prefix in 0..<4 {
+            let note = String(repeating: "x", count: prefix) + String(repeating: "日本語€ü😀", count: 20)
+            let card = try makeCard("VERSION:4.0", "UID:1", "FN:Ada", "NOTE:\(note)")
+            let bytes = Array(card.serialized().utf8)
+            var lines: [[UInt8]] = [[]]
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A {
+                    lines.append([])
+                    index += 2
+                } else {
+                    lines[lines.count - 1].append(bytes[index])
+                    index += 1
+                }
+            }
+            for line in lines where !line.isEmpty {
+                #expect(line.count <= 75)
+                #expect(String(validating: line, as: UTF8.self) != nil, "a folded line is not valid UTF-8 on its own")
+            }
+            #expect(cards(readAll(card.serialized())).first?.first("NOTE")?.text == note)
+        }
+    }
+
+    @Test("tab-folded and LF-only input unfolds like CRLF with spaces")
+    func otherFoldingStyles() throws {
+        let text = "BEGIN:VCARD\nVERSION:3.0\nUID:1\nFN:Ada Love\n\tlace\nNOTE:one\n  two\nEND:VCARD\n"
+        let card = try #require(cards(readAll(text)).first)
+        #expect(card.displayName == "Ada Lovelace")
+        #expect(card.first("NOTE")?.value == "one two")
+    }
+}

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Release builds: swift build -c release --static-swift-stdlib (see Deploy/).
@@ -11,7 +11,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // C system libraries: one shim module each (STYLE.md 1).
@@ -30,12 +29,14 @@ let package = Package(
             dependencies: [
                 "ContactStore", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            plugins: ["BuildInfo"]),
+        .plugin(name: "BuildInfo", capability: .buildTool()),
 
         .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
         .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "VCard"]),
+        .testTarget(name: "ContactboxTests", dependencies: ["contactbox"]),
     ],
     swiftLanguageModes: [.v6]
 )

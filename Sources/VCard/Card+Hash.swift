@@ -13,17 +13,7 @@ extension Card {
     /// other change.
     public var contentHash: String {
         let lines = properties.compactMap(Self.normalisedLine).sorted()
-        let bytes = Array(lines.joined(separator: "\n").utf8)
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = bytes.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-            }
-        }
-        // SHA-256 of bytes in memory cannot fail for any input; a failure means libcrypto itself is broken.
-        precondition(ok == 1 && length == 32, "libcrypto EVP_Digest(SHA-256) failed")
-        return hexString(digest.prefix(32))
+        return sha256Hex(Array(lines.joined(separator: "\n").utf8))
     }
 
     private static func normalisedLine(_ property: Property) -> String? {
@@ -54,4 +44,18 @@ extension Card {
         }
         return line + ":" + value
     }
+}
+
+/// Lowercase hex SHA-256, through libcrypto (already loaded for TLS, so it costs no memory).
+func sha256Hex(_ bytes: [UInt8]) -> String {
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    let ok = bytes.withUnsafeBufferPointer { input in
+        digest.withUnsafeMutableBufferPointer { output in
+            EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+        }
+    }
+    // SHA-256 of bytes in memory cannot fail for any input; a failure means libcrypto itself is broken.
+    precondition(ok == 1 && length == 32, "libcrypto EVP_Digest(SHA-256) failed")
+    return hexString(digest.prefix(32))
 }

@@ -40,6 +40,9 @@ public struct CardReader {
         self.init(bytes: Array(text.utf8))
     }
 
+    /// Bytes of the input read so far, for progress bars.
+    public var position: Int { lines.position }
+
     /// The next card, or the error that made the reader skip one; nil at the end of the input.
     public mutating func next() -> Result<ParsedCard, VCardError>? {
         var begin = pendingBegin

@@ -37,6 +37,8 @@ struct LineReader {
     private var scanned = 0
     private var atEnd: Bool
     private(set) var lineNumber = 0
+    /// Bytes taken from the source so far, for progress reports.
+    private var bytesRead = 0
     private(set) var readError: String?
     let maxLineLength: Int
 
@@ -50,9 +52,13 @@ struct LineReader {
     init(bytes: [UInt8], maxLineLength: Int) {
         self.file = nil
         self.buffer = bytes
+        self.bytesRead = bytes.count
         self.atEnd = true
         self.maxLineLength = maxLineLength
     }
+
+    /// How far into the input the lines handed out so far reach.
+    var position: Int { bytesRead - (buffer.count - start) }
 
     mutating func next() -> Line? {
         var discarding = false
@@ -107,6 +113,7 @@ struct LineReader {
             }
         } while count < 0 && errno == EINTR
         if count < 0 { readError = String(cString: strerror(errno)) }
+        bytesRead += max(count, 0)
         buffer.removeLast(Self.chunkSize - max(count, 0))
         if count <= 0 { atEnd = true }
     }

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Write N realistic, invented contacts to a .vcf file for the benchmarks.
+
+    python3 gen_contacts.py N OUT.vcf [--seed 1]
+
+Deterministic for a given seed. Cards are streamed to disk one at a time, so
+memory stays small whatever N is. About 5% carry a JPEG photo of 8-40 KB base64
+(a tiny valid JPEG padded with a comment segment); about 2% are exact copies of
+an earlier card, as a re-exported address book would hold.
+"""
+import argparse
+import base64
+import random
+import uuid
+
+GIVEN = ["Anna", "Jonas", "Zoë", "Amélie", "Søren", "Łukasz", "Ayşe", "Björn", "Chiara", "Siobhán",
+         "Mehmet", "Νίκος", "Σοφία", "Иван", "Ольга", "太郎", "花子", "Linh", "Priya", "Chidinma",
+         "José", "Ana Sofía", "François", "Jürgen", "Ingrid", "Kenji", "Fatima", "Oğuz", "Mia", "Tom"]
+FAMILY = ["Müller", "Weber", "Dubois", "Østergaard", "Zieliński", "Öztürk", "Åkesson", "Rossi", "Brennan",
+          "Çelik", "Παπαδόπουλος", "Иванова", "山田", "Nguyen", "Raman", "Okafor", "Gutiérrez", "Lefèvre",
+          "Hofbauer", "Kovač", "Watanabe", "Haddad", "Smith", "García", "Novak", "Lindqvist"]
+CITIES = [("München", "80331", "Germany"), ("Lyon", "69002", "France"), ("København", "2200", "Denmark"),
+          ("Kraków", "31-042", "Polska"), ("İstanbul", "34728", "Türkiye"), ("Αθήνα", "105 63", "Ελλάδα"),
+          ("東京都", "100-0005", "日本"), ("Bristol", "BS6 6AH", "United Kingdom"), ("Madrid", "28028", "España")]
+STREETS = ["Hauptstraße", "rue des Lilas", "Nørrebrogade", "ul. Długa", "Bağdat Caddesi", "Οδός Ερμού",
+           "Elm Grove", "Calle Mayor", "Birkenweg"]
+ORGS = [("Stadtwerke Nord", "Kundenservice"), ("Atelier Lumière", "Restauration"), ("Harbor Dental", "Praxis"),
+        ("株式会社サンプル", "営業部"), ("Hafenlogistik GmbH", "Disposition"), ("Riverside Clinic", "Paediatrics")]
+TITLES = ["Engineer", "Ärztin", "Teacher", "Installateur", "課長", "Manager", "Nurse", "Librarian"]
+CATEGORIES = ["Family", "Friends", "Work", "Doctors", "Schule", "Nachbarn", "Sport", "Handwerker"]
+LABELS = ["_$!<Other>!$_", "_$!<HomePage>!$_", "Notdienst", "Büro", "Gym", "_$!<Anniversary>!$_"]
+NOTES = ["Gate code 4711\\, second door on the left.", "Allergic to hazelnuts.",
+         "Schlüssel liegt beim Nachbarn.\\nBlumen gießen dienstags.", "次回は京都で会食。",
+         "Call after 18:00\\; prefers text messages 📱.", "Met at the school fair 2023.\\nKids: Lydia\\, Jörn."]
+# A 16x16 baseline JPEG; a photo is this plus a comment segment (FF FE) of filler.
+TINY_JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDABQODxIPDRQSEBIXFRQYHjIhHhwcHj0sLiQySUBMS0dARkVQWnNiUFVtVkVGZIhlbXd7"
+    "gYKBTmCNl4x9lnN+gXz/2wBDARUXFx4aHjshITt8U0ZTfHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8fHx8"
+    "fHx8fHx8fHz/wAARCAAQABADASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAwT/xAAWEAADAAAAAAAAAAAAAAAAAAAAAQL/"
+    "xAAVAQEBAAAAAAAAAAAAAAAAAAACA//EABYRAAMAAAAAAAAAAAAAAAAAAAACA//aAAwDAQACEQMRAD8AWWNLJZY0si0RtU//2Q==")
+
+
+def fold(line: str) -> bytes:
+    """RFC 6350 folding at 75 octets without splitting a UTF-8 sequence."""
+    data, out, room = line.encode(), [], 75
+    while len(data) > room:
+        cut = room
+        while data[cut] & 0xC0 == 0x80:
+            cut -= 1
+        out.append(data[:cut])
+        data, room = data[cut:], 74
+    out.append(data)
+    return b"\r\n ".join(out) + b"\r\n"
+
+
+def photo(rng: random.Random) -> str:
+    size = rng.randint(8_000, 40_000) * 3 // 4 - len(TINY_JPEG)  # raw bytes for 8-40 KB of base64
+    size = max(size, 16)
+    comment = b"\xff\xfe" + (size + 2).to_bytes(2, "big") + rng.randbytes(size)
+    after_app0 = 4 + int.from_bytes(TINY_JPEG[4:6], "big")  # JFIF wants APP0 right after SOI
+    return base64.b64encode(TINY_JPEG[:after_app0] + comment + TINY_JPEG[after_app0:]).decode()
+
+
+def card(rng: random.Random) -> bytes:
+    given, family = rng.choice(GIVEN), rng.choice(FAMILY)
+    lines = ["BEGIN:VCARD", "VERSION:3.0", f"UID:{uuid.UUID(int=rng.getrandbits(128), version=4)}",
+             f"N:{family};{given};;;", f"FN:{given} {family}"]
+    kinds = ["CELL", "HOME", "WORK"]
+    for kind in rng.sample(kinds, rng.randint(1, 3)):
+        lines.append(f"TEL;TYPE={kind}:+{rng.randint(1, 99)} {rng.randint(100, 999)} {rng.randint(1000000, 9999999)}")
+    for i in range(rng.randint(0, 3)):
+        user = f"{rng.choice(['a', 'j', 'm', 'k'])}.{rng.randint(1, 9999)}"
+        lines.append(f"EMAIL;TYPE=INTERNET{',PREF' if i == 0 else ''}:{user}@mail{i}.example")
+    city, code, country = rng.choice(CITIES)
+    lines.append(f"ADR;TYPE=HOME:;;{rng.choice(STREETS)} {rng.randint(1, 200)};{city};;{code};{country}")
+    if rng.random() < 0.4:
+        org, unit = rng.choice(ORGS)
+        lines += [f"ORG:{org};{unit}", f"TITLE:{rng.choice(TITLES)}"]
+    if rng.random() < 0.5:
+        lines.append(f"BDAY:{rng.randint(1930, 2015)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
+    if rng.random() < 0.3:
+        lines.append("NOTE:" + "\\n".join(rng.sample(NOTES, rng.randint(1, 3))))
+    lines.append("CATEGORIES:" + ",".join(rng.sample(CATEGORIES, rng.randint(1, 2))))
+    for i in range(1, rng.randint(0, 2) + 1):
+        site = f"{rng.choice(['blog', 'home', 'shop'])}{rng.randint(1, 999)}"
+        lines += [f"item{i}.URL:https://{site}.example", f"item{i}.X-ABLabel:{rng.choice(LABELS)}"]
+    if rng.random() < 0.05:
+        lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + photo(rng))
+    lines.append("END:VCARD")
+    return b"".join(fold(line) for line in lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("count", type=int)
+    parser.add_argument("out")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    recent: list[bytes] = []  # a few earlier cards to copy: bounded, not the whole file
+    with open(args.out, "wb") as out:
+        for _ in range(args.count):
+            if recent and rng.random() < 0.02:
+                data = rng.choice(recent)
+            else:
+                data = card(rng)
+                if len(data) < 4096:
+                    recent = (recent + [data])[-64:]
+            out.write(data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Run every test (the README's test command). Installs the Debian packages the
+# build and the tests need, then runs `swift test` with any extra arguments, e.g.
+#   Deploy/test.sh --filter VCardTests
+# and exits with swift test's status.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# shellcheck source=Deploy/lib/apt-ensure.sh
+source Deploy/lib/apt-ensure.sh
+apt_ensure "${BUILD_PACKAGES[@]}" python3-venv
+
+# --- Radicale (CardDAV integration tests) ------------------------------------
+# A later issue creates the Radicale virtualenv in .venv/ and starts the server
+# here, exporting its URL for the integration tests.
+
+# --- GPIO VM (hardware scenarios, ../shared/gpio-vm) --------------------------
+# A later issue boots the VM with the simulated GPIO chip here.
+
+status=0
+swift test "$@" || status=$?
+
+# --- Teardown: stop what the sections above started. --------------------------
+
+exit "$status"

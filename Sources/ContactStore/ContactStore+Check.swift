@@ -1,0 +1,109 @@
+import SQLite
+import VCard
+
+// `contactbox check`: SQLite's own integrity checks, then the store's invariants, walked in chunks.
+extension ContactStore {
+    /// The most findings reported; a badly damaged store would otherwise produce one line per row.
+    public static let checkFindingLimit = 1_000
+
+    /// Checks the database and the store's invariants; returns one finding per problem (empty when healthy).
+    public func check() throws -> [String] {
+        var findings = Findings(limit: Self.checkFindingLimit)
+        // > If the integrity_check pragma finds no problems, then the single string "ok" is returned.
+        try db.forEachRow("PRAGMA integrity_check") { row in
+            let line = try row.string(0)
+            if line != "ok" {
+                findings.add("integrity: \(line)")
+            }
+        }
+        try db.forEachRow("PRAGMA foreign_key_check") { row in
+            let table = try row.string(0)
+            let rowID = try row.optionalInt64(1).map(String.init) ?? "?"
+            findings.add("foreign key: \(table) row \(rowID) refers to a missing \(try row.string(2))")
+        }
+        try checkUniqueness(&findings)
+        try checkContacts(&findings)
+        return findings.lines
+    }
+
+    /// One row per UID and one per change_seq. The UNIQUE indexes guarantee both unless the file was edited or the
+    /// indexes are damaged, which is exactly when a check runs; the GROUP BY returns only the offenders.
+    private func checkUniqueness(_ findings: inout Findings) throws {
+        try db.forEachRow("SELECT uid, count(*) FROM contacts GROUP BY uid HAVING count(*) > 1 LIMIT 100") { row in
+            findings.add("uid \(try row.string(0)): \(try row.int64(1)) rows for one UID")
+        }
+        try db.forEachRow(
+            "SELECT change_seq, count(*), min(uid) FROM contacts GROUP BY change_seq HAVING count(*) > 1 LIMIT 100"
+        ) { row in
+            findings.add(
+                "uid \(try row.string(2)): change_seq \(try row.int64(0)) is shared by \(try row.int64(1)) rows")
+        }
+    }
+
+    /// Re-reads every stored vCard, one keyset chunk at a time.
+    private func checkContacts(_ findings: inout Findings) throws {
+        let counter = try currentChangeSeq()
+        var lastID: Int64 = 0
+        while !findings.isFull {
+            let chunk = try db.query(
+                "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", lastID,
+                Self.chunkLimit, map: Self.storedContact)
+            guard let last = chunk.last else {
+                break
+            }
+            lastID = last.id
+            for contact in chunk {
+                checkContact(contact, counter: counter, into: &findings)
+            }
+        }
+    }
+
+    private func checkContact(_ contact: StoredContact, counter: Int64, into findings: inout Findings) {
+        let uid = contact.uid
+        if contact.changeSeq > counter {
+            findings.add("uid \(uid): change_seq \(contact.changeSeq) is above the sequence counter \(counter)")
+        }
+        var reader = CardReader(text: contact.vcard)
+        let card: Card
+        switch reader.next() {
+        case .success(let parsed):
+            card = parsed.card
+        case .failure(let error):
+            findings.add("uid \(uid): stored vCard no longer parses: \(error)")
+            return
+        case nil:
+            findings.add("uid \(uid): stored vCard is empty")
+            return
+        }
+        if reader.next() != nil {
+            findings.add("uid \(uid): stored vCard holds more than one card")
+        }
+        let hash = card.contentHash
+        if hash != contact.hash {
+            findings.add("uid \(uid): stored hash \(contact.hash) differs from the recomputed \(hash)")
+        }
+        if !contact.deleted && card.uid != uid {
+            findings.add("uid \(uid): live contact's vCard has UID \(card.uid ?? "(none)")")
+        }
+    }
+}
+
+/// Collected findings, capped so that a wrecked database cannot exhaust memory through its own report.
+private struct Findings {
+    let limit: Int
+    private(set) var lines: [String] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var isFull: Bool { lines.count > limit }
+
+    mutating func add(_ line: String) {
+        if lines.count < limit {
+            lines.append(line)
+        } else if lines.count == limit {
+            lines.append("more than \(limit) findings; stopped listing")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import SQLite
+import VCard
+
+// Importing a .vcf file, one chunk of cards per transaction. Import never overwrites: an exact duplicate is merged
+// into what is stored, and a card whose UID is taken by different content is kept next to it under a fresh UID.
+extension ContactStore {
+    /// Imports up to `chunkLimit` cards in one transaction and says what happened to each, in order.
+    public func importChunk(_ cards: [Card]) throws -> [ImportOutcome] {
+        guard cards.count <= Self.chunkLimit else {
+            throw ContactStoreError(
+                .chunkTooLarge, "\(cards.count) cards in one import chunk; at most \(Self.chunkLimit) per transaction")
+        }
+        return try db.transaction {
+            let time = now()
+            var outcomes: [ImportOutcome] = []
+            outcomes.reserveCapacity(cards.count)
+            for card in cards {
+                outcomes.append(try importCard(card, at: time))
+            }
+            return outcomes
+        }
+    }
+
+    private func importCard(_ incoming: Card, at time: Int64) throws -> ImportOutcome {
+        // The hash ignores UID, PRODID and REV: the same person exported twice is the same contact.
+        let hash = incoming.contentHash
+        if let existingUID = try db.scalarString(
+            "SELECT uid FROM contacts WHERE hash = ? AND deleted = 0 ORDER BY id LIMIT 1", hash)
+        {
+            return .merged(existingUID: existingUID)
+        }
+        var card = incoming
+        guard let uid = card.uid, !uid.isEmpty else {
+            // Identity is the UID, so a card without one gets one, written into the stored vCard.
+            let fresh = Card.makeUID()
+            card.setUID(fresh)
+            try insertContact(card, uid: fresh, vcard: card.serialized(), hash: hash, at: time)
+            return .inserted(fresh)
+        }
+        guard let existing = try contact(uid: uid) else {
+            try insertContact(card, uid: uid, vcard: card.serialized(), hash: hash, at: time)
+            return .inserted(uid)
+        }
+        if existing.deleted {
+            // The tombstone's content is already in history (written when it was deleted).
+            try replaceContact(id: existing.id, with: card, vcard: card.serialized(), hash: hash, at: time)
+            return .inserted(uid)
+        }
+        // Same UID, different content: two contacts claim one identity. Keep both; the newcomer moves to a fresh
+        // UID, and its version as it arrived goes to history so the rename can be traced and undone.
+        let fresh = Card.makeUID()
+        try recordHistory(
+            uid: fresh, vcard: card.serialized(), hash: hash, reason: "import-duplicate-uid", remoteID: nil, at: time)
+        card.setUID(fresh)
+        try insertContact(card, uid: fresh, vcard: card.serialized(), hash: hash, at: time)
+        return .renamed(from: uid, to: fresh)
+    }
+}

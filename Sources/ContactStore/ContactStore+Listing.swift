@@ -1,0 +1,61 @@
+import SQLite
+
+// Reading many contacts: always a keyset page of at most `chunkLimit` rows, never OFFSET, which would make every
+// page re-read all the rows before it.
+extension ContactStore {
+    /// Live contacts ordered by display name (case-insensitive) then row id, starting after `cursor` (nil: from the
+    /// start). Pass the last contact's `cursor` to get the next page; an empty page is the end. `search` keeps the
+    /// contacts whose display name contains it, ignoring ASCII case; `%` and `_` in it are literal.
+    public func contacts(
+        after cursor: ContactCursor?, limit: Int = ContactStore.chunkLimit, search: String? = nil
+    ) throws -> [StoredContact] {
+        try Self.checkLimit(limit)
+        var conditions = ["deleted = 0"]
+        var arguments: [(any SQLBindable)?] = []
+        if let cursor {
+            // A row value comparison walks the (display_name COLLATE NOCASE, id) index from the cursor onwards.
+            conditions.append("(display_name COLLATE NOCASE, id) > (?, ?)")
+            arguments += [cursor.displayName, cursor.id]
+        }
+        if let search, !search.isEmpty {
+            conditions.append("display_name LIKE ? ESCAPE '\\'")
+            arguments.append("%" + Self.escapeLike(search) + "%")
+        }
+        arguments.append(limit)
+        // Only four shapes of this SQL exist, so the statement cache holds at most four statements for it.
+        let sql = """
+            SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY display_name COLLATE NOCASE, id LIMIT ?
+            """
+        return try db.query(sql, arguments: arguments, map: Self.storedContact)
+    }
+
+    /// Every contact changed after `seq`, tombstones included, in change order. Start with 0 and pass the last
+    /// `changeSeq` of each page to get the next one.
+    public func changes(since seq: Int64, limit: Int = ContactStore.chunkLimit) throws -> [StoredContact] {
+        try Self.checkLimit(limit)
+        return try db.query(
+            "SELECT \(Self.contactColumns) FROM contacts WHERE change_seq > ? ORDER BY change_seq LIMIT ?", seq, limit,
+            map: Self.storedContact)
+    }
+
+    /// The number of live contacts, or of all rows including tombstones.
+    public func count(includingDeleted: Bool = false) throws -> Int {
+        let sql =
+            includingDeleted ? "SELECT count(*) FROM contacts" : "SELECT count(*) FROM contacts WHERE deleted = 0"
+        return Int(try db.scalarInt64(sql) ?? 0)
+    }
+
+    /// Makes `text` match itself literally in a LIKE pattern with `ESCAPE '\'`.
+    static func escapeLike(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" {
+                escaped.append("\\")
+            }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

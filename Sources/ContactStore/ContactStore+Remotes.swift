@@ -1,0 +1,102 @@
+import SQLite
+
+// The remotes and, per remote, the state of each item after the last sync. Plain CRUD: the sync engine decides.
+extension ContactStore {
+    static let remoteColumns = "id, name, kind, url, sync_token, created_at"
+
+    /// Adds a remote; its name must be unused (a constraint violation otherwise).
+    public func addRemote(name: String, kind: Remote.Kind, url: String) throws -> Remote {
+        let time = now()
+        try db.run(
+            "INSERT INTO remotes (name, kind, url, sync_token, created_at) VALUES (?, ?, ?, NULL, ?)", name,
+            kind.rawValue, url, time)
+        return Remote(id: db.lastInsertRowID, name: name, kind: kind, url: url, syncToken: nil, createdAt: time)
+    }
+
+    public func remote(named name: String) throws -> Remote? {
+        try db.queryFirst("SELECT \(Self.remoteColumns) FROM remotes WHERE name = ?", name, map: Self.remote)
+    }
+
+    public func remote(id: Int64) throws -> Remote? {
+        try db.queryFirst("SELECT \(Self.remoteColumns) FROM remotes WHERE id = ?", id, map: Self.remote)
+    }
+
+    /// All remotes in the order they were added (a box has a handful).
+    public func remotes() throws -> [Remote] {
+        try db.query("SELECT \(Self.remoteColumns) FROM remotes ORDER BY id LIMIT ?", Self.chunkLimit, map: Self.remote)
+    }
+
+    public func setSyncToken(_ token: String?, remoteID: Int64) throws {
+        try db.run("UPDATE remotes SET sync_token = ? WHERE id = ?", token, remoteID)
+    }
+
+    /// Removes a remote and its item states; history and journal entries stay, no longer pointing at it.
+    @discardableResult
+    public func deleteRemote(id: Int64) throws -> Bool {
+        try db.run("DELETE FROM remotes WHERE id = ?", id)
+        return db.changes > 0
+    }
+
+    private static func remote(_ row: Row) throws -> Remote {
+        let kindText = try row.string(2)
+        guard let kind = Remote.Kind(rawValue: kindText) else {
+            throw ContactStoreError(.corruptRow, "remote \(try row.int64(0)) has unknown kind '\(kindText)'")
+        }
+        return Remote(
+            id: try row.int64(0), name: try row.string(1), kind: kind, url: try row.string(3),
+            syncToken: try row.optionalString(4), createdAt: try row.int64(5))
+    }
+
+    // MARK: Item states
+
+    static let itemColumns = "remote_id, uid, href, etag, hash"
+
+    /// Saves the state of one item, replacing the previous state of the same UID. An href already used by another
+    /// UID of the same remote is a constraint violation: delete that state first.
+    public func upsertRemoteItem(_ item: RemoteItemState) throws {
+        try db.run(
+            """
+            INSERT INTO remote_items (remote_id, uid, href, etag, hash) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (remote_id, uid) DO UPDATE SET href = excluded.href, etag = excluded.etag, hash = excluded.hash
+            """, item.remoteID, item.uid, item.href, item.etag, item.hash)
+    }
+
+    @discardableResult
+    public func deleteRemoteItem(remoteID: Int64, uid: String) throws -> Bool {
+        try db.run("DELETE FROM remote_items WHERE remote_id = ? AND uid = ?", remoteID, uid)
+        return db.changes > 0
+    }
+
+    public func remoteItem(remoteID: Int64, uid: String) throws -> RemoteItemState? {
+        try db.queryFirst(
+            "SELECT \(Self.itemColumns) FROM remote_items WHERE remote_id = ? AND uid = ?", remoteID, uid,
+            map: Self.remoteItem)
+    }
+
+    public func remoteItem(remoteID: Int64, href: String) throws -> RemoteItemState? {
+        try db.queryFirst(
+            "SELECT \(Self.itemColumns) FROM remote_items WHERE remote_id = ? AND href = ?", remoteID, href,
+            map: Self.remoteItem)
+    }
+
+    /// A keyset page of one remote's item states in UID order, starting after `afterUID` (nil: from the start).
+    public func remoteItems(
+        remoteID: Int64, afterUID: String?, limit: Int = ContactStore.chunkLimit
+    ) throws -> [RemoteItemState] {
+        try Self.checkLimit(limit)
+        // An empty string sorts before every UID, so "after nothing" and "from the start" are the same query.
+        return try db.query(
+            "SELECT \(Self.itemColumns) FROM remote_items WHERE remote_id = ? AND uid > ? ORDER BY uid LIMIT ?",
+            remoteID, afterUID ?? "", limit, map: Self.remoteItem)
+    }
+
+    public func remoteItemCount(remoteID: Int64) throws -> Int {
+        Int(try db.scalarInt64("SELECT count(*) FROM remote_items WHERE remote_id = ?", remoteID) ?? 0)
+    }
+
+    private static func remoteItem(_ row: Row) throws -> RemoteItemState {
+        RemoteItemState(
+            remoteID: try row.int64(0), uid: try row.string(1), href: try row.string(2),
+            etag: try row.optionalString(3), hash: try row.string(4))
+    }
+}

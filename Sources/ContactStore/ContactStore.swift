@@ -1,0 +1,76 @@
+import Glibc
+import SQLite
+import VCard
+
+/// The local contact store: contacts and their tombstones, the history of replaced versions, and the per-remote
+/// sync state and journal, in one SQLite database.
+///
+/// Synchronous and single-owner, like the connection it holds: the owner (an actor on its own executor) serialises
+/// access. Every loop works in chunks of at most `chunkLimit` rows, and every write is one transaction.
+public final class ContactStore {
+    /// The most records one call reads or writes: one chunk, one transaction.
+    public static let chunkLimit = 100
+
+    let db: Database
+    /// Unix milliseconds; injectable so tests can control time.
+    let now: () -> Int64
+
+    /// Opens (creating if needed) the store at `path` and migrates it to the current schema.
+    public init(path: String, now: @escaping () -> Int64 = ContactStore.currentTimeMillis) throws {
+        self.db = try Database(path: path)
+        self.now = now
+        try Schema.migrate(db)
+    }
+
+    /// The schema version this code writes.
+    public static var schemaVersion: Int { Int(Schema.currentVersion) }
+
+    /// The wall clock in unix milliseconds (CLOCK_REALTIME: timestamps are shown to people and compared across
+    /// reboots, so not the monotonic clock).
+    public static func currentTimeMillis() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    /// Runs `body` in one transaction, so that several store calls (one sync chunk) commit or roll back together.
+    /// The store's own calls nest inside it as savepoints.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(.immediate, body)
+    }
+
+    /// The last change sequence number handed out (0 for a new store).
+    public func currentChangeSeq() throws -> Int64 {
+        try db.scalarInt64("SELECT value FROM sequence WHERE id = 1") ?? 0
+    }
+
+    // MARK: Shared helpers
+
+    /// Takes the next change sequence number. Must run inside the transaction that uses it, so that a rollback
+    /// gives the number back together with the change.
+    func nextChangeSeq() throws -> Int64 {
+        guard let value = try db.scalarInt64("UPDATE sequence SET value = value + 1 WHERE id = 1 RETURNING value")
+        else {
+            throw ContactStoreError(.corruptRow, "the change sequence row is missing from \(db.path)")
+        }
+        return value
+    }
+
+    static let contactColumns = "id, uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted"
+
+    static func storedContact(_ row: Row) throws -> StoredContact {
+        StoredContact(
+            id: try row.int64(0), uid: try row.string(1), vcard: try row.string(2), hash: try row.string(3),
+            displayName: try row.string(4), createdAt: try row.int64(5), changedAt: try row.int64(6),
+            changeSeq: try row.int64(7), deleted: try row.bool(8))
+    }
+
+    static func checkLimit(_ limit: Int) throws {
+        guard (1...chunkLimit).contains(limit) else {
+            throw ContactStoreError(.invalidArgument, "limit \(limit) is outside 1...\(chunkLimit)")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ContactStore: Sendable {}

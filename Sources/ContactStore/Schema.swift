@@ -1,0 +1,116 @@
+import SQLite
+
+/// The store's schema, versioned with `PRAGMA user_version`.
+///
+/// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
+/// edit a shipped step: append a new one.
+enum Schema {
+    static let migrations: [String] = [version1]
+
+    static var currentVersion: Int32 { Int32(migrations.count) }
+
+    /// Brings the database up to `currentVersion`, one step per transaction, and refuses a newer database.
+    static func migrate(_ db: Database) throws {
+        try checkNotNewer(db)
+        while try db.userVersion < currentVersion {
+            try db.inTransaction {
+                // Read again inside the write lock: another process may have migrated since the first read.
+                let version = try db.userVersion
+                try checkNotNewer(db)
+                if version < currentVersion {
+                    try db.execute(migrations[Int(version)])
+                    // user_version lives in the database header, which is written by the same transaction.
+                    try db.setUserVersion(version + 1)
+                }
+                return .commit
+            }
+        }
+    }
+
+    private static func checkNotNewer(_ db: Database) throws {
+        let version = try db.userVersion
+        if version > currentVersion || version < 0 {
+            throw ContactStoreError(
+                .newerSchema,
+                "database \(db.path) has schema version \(version), this ContactBox knows up to \(currentVersion);"
+                    + " update ContactBox instead of opening it with an older one")
+        }
+    }
+
+    private static let version1 = """
+        -- The local change sequence: one row whose value only ever grows. A counter kept apart from the contacts
+        -- (rather than max(change_seq)) never goes back, even when the row holding the largest value changes again.
+        CREATE TABLE sequence (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            value INTEGER NOT NULL
+        );
+        INSERT INTO sequence (id, value) VALUES (1, 0);
+
+        CREATE TABLE remotes (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL CHECK (kind IN ('carddav', 'vdir')),
+            url TEXT NOT NULL,
+            sync_token TEXT,
+            created_at INTEGER NOT NULL
+        );
+
+        -- One row per UID, live or tombstone: identity is the UID, never the content.
+        CREATE TABLE contacts (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            vcard TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            changed_at INTEGER NOT NULL,
+            change_seq INTEGER NOT NULL UNIQUE,  -- its UNIQUE index also serves changes(since:)
+            deleted INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1))
+        );
+        -- Duplicate detection looks only among live rows; partial indexes stay small and exact.
+        CREATE INDEX contacts_live_hash ON contacts (hash) WHERE deleted = 0;
+        CREATE INDEX contacts_live_name ON contacts (display_name COLLATE NOCASE, id) WHERE deleted = 0;
+
+        -- Every overwritten or deleted version: nothing is destroyed without a copy here.
+        CREATE TABLE history (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL,
+            vcard TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            recorded_at INTEGER NOT NULL,
+            remote_id INTEGER REFERENCES remotes (id) ON DELETE SET NULL
+        );
+        CREATE INDEX history_uid ON history (uid, id);
+        -- Without it, deleting a remote scans the whole history to apply ON DELETE SET NULL.
+        CREATE INDEX history_remote ON history (remote_id) WHERE remote_id IS NOT NULL;
+
+        -- What both sides looked like after the last successful sync, per remote and UID (the three-way base).
+        CREATE TABLE remote_items (
+            remote_id INTEGER NOT NULL REFERENCES remotes (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            href TEXT NOT NULL,
+            etag TEXT,
+            hash TEXT NOT NULL,
+            PRIMARY KEY (remote_id, uid),
+            UNIQUE (remote_id, href)
+        ) WITHOUT ROWID;
+
+        -- The sync journal: a run without finished_at did not finish (interrupted or still running).
+        CREATE TABLE sync_runs (
+            id INTEGER PRIMARY KEY,
+            remote_id INTEGER REFERENCES remotes (id) ON DELETE SET NULL,
+            started_at INTEGER NOT NULL,
+            finished_at INTEGER,
+            outcome TEXT,
+            uploaded INTEGER NOT NULL DEFAULT 0,
+            downloaded INTEGER NOT NULL DEFAULT 0,
+            updated INTEGER NOT NULL DEFAULT 0,
+            deleted INTEGER NOT NULL DEFAULT 0,
+            conflicts INTEGER NOT NULL DEFAULT 0,
+            errors INTEGER NOT NULL DEFAULT 0,
+            message TEXT
+        );
+        CREATE INDEX sync_runs_remote ON sync_runs (remote_id, id);
+        """
+}

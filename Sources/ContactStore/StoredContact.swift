@@ -1,0 +1,84 @@
+/// A contact as the store keeps it: the current version of one UID, or its tombstone once deleted.
+public struct StoredContact: Sendable, Equatable {
+    /// The row id: stable for the life of the UID (a revived tombstone keeps it), and the tie-breaker of paging.
+    public var id: Int64
+    public var uid: String
+    /// The whole vCard as serialised by the VCard module.
+    public var vcard: String
+    /// The normalised content hash (`Card.contentHash`), used to detect change and exact duplicates.
+    public var hash: String
+    public var displayName: String
+    /// Unix milliseconds.
+    public var createdAt: Int64
+    /// Unix milliseconds of the last insert, update, delete or revival.
+    public var changedAt: Int64
+    /// The local change sequence number of the last change; strictly increasing across the whole store.
+    public var changeSeq: Int64
+    /// A tombstone: the UID was deleted. The row stays so that the deletion can be synced.
+    public var deleted: Bool
+
+    public init(
+        id: Int64, uid: String, vcard: String, hash: String, displayName: String, createdAt: Int64,
+        changedAt: Int64, changeSeq: Int64, deleted: Bool
+    ) {
+        self.id = id
+        self.uid = uid
+        self.vcard = vcard
+        self.hash = hash
+        self.displayName = displayName
+        self.createdAt = createdAt
+        self.changedAt = changedAt
+        self.changeSeq = changeSeq
+        self.deleted = deleted
+    }
+
+    /// Where the next page starts when this contact is the last of the current one.
+    public var cursor: ContactCursor { ContactCursor(displayName: displayName, id: id) }
+}
+
+/// A position in the contact list, which is ordered by display name (case-insensitive) and then row id.
+public struct ContactCursor: Sendable, Hashable {
+    public var displayName: String
+    public var id: Int64
+
+    public init(displayName: String, id: Int64) {
+        self.displayName = displayName
+        self.id = id
+    }
+}
+
+/// One overwritten or deleted version of a contact.
+public struct HistoryEntry: Sendable, Equatable {
+    public var id: Int64
+    public var uid: String
+    public var vcard: String
+    public var hash: String
+    /// Why the version was replaced: `updated`, `deleted`, `import-duplicate-uid`, `conflict-lost:<remote>` ...
+    public var reason: String
+    /// Unix milliseconds.
+    public var recordedAt: Int64
+    /// The remote involved, if any; NULL once that remote is removed.
+    public var remoteID: Int64?
+
+    public init(
+        id: Int64, uid: String, vcard: String, hash: String, reason: String, recordedAt: Int64, remoteID: Int64?
+    ) {
+        self.id = id
+        self.uid = uid
+        self.vcard = vcard
+        self.hash = hash
+        self.reason = reason
+        self.recordedAt = recordedAt
+        self.remoteID = remoteID
+    }
+}
+
+/// What `importChunk` did with one card, in the order of the chunk.
+public enum ImportOutcome: Sendable, Equatable {
+    /// Stored under this UID (new, revived from a tombstone, or given a fresh UID because it had none).
+    case inserted(String)
+    /// Identical content is already stored under `existingUID`; nothing was written.
+    case merged(existingUID: String)
+    /// Its UID belonged to a different live contact: both are kept, the newcomer under a fresh UID.
+    case renamed(from: String, to: String)
+}

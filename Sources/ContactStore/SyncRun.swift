@@ -1,0 +1,58 @@
+/// How a sync run ended.
+public enum SyncOutcome: String, Sendable {
+    case ok
+    case failed
+    /// Stopped before deleting because a safety guard tripped; waits for a person.
+    case needsConfirmation = "needs-confirmation"
+    /// Found unfinished at startup: the process died or the power went during the run.
+    case interrupted
+}
+
+/// What a sync run did, counted by the engine.
+public struct SyncCounts: Sendable, Equatable {
+    public var uploaded = 0
+    public var downloaded = 0
+    public var updated = 0
+    public var deleted = 0
+    public var conflicts = 0
+    public var errors = 0
+
+    public init(
+        uploaded: Int = 0, downloaded: Int = 0, updated: Int = 0, deleted: Int = 0, conflicts: Int = 0, errors: Int = 0
+    ) {
+        self.uploaded = uploaded
+        self.downloaded = downloaded
+        self.updated = updated
+        self.deleted = deleted
+        self.conflicts = conflicts
+        self.errors = errors
+    }
+}
+
+/// One entry of the sync journal.
+public struct SyncRun: Sendable, Equatable {
+    public var id: Int64
+    /// nil for a run not tied to one remote, or once its remote was removed.
+    public var remoteID: Int64?
+    /// Unix milliseconds.
+    public var startedAt: Int64
+    /// nil while running, and forever for a run that never finished.
+    public var finishedAt: Int64?
+    public var outcome: SyncOutcome?
+    public var counts: SyncCounts
+    /// A short human-readable note (an error summary); never a whole contact.
+    public var message: String?
+
+    public init(
+        id: Int64, remoteID: Int64?, startedAt: Int64, finishedAt: Int64?, outcome: SyncOutcome?, counts: SyncCounts,
+        message: String?
+    ) {
+        self.id = id
+        self.remoteID = remoteID
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.outcome = outcome
+        self.counts = counts
+        self.message = message
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import ContactStore
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the store: SQLite integrity, foreign keys, and the store's own invariants.",
+        discussion: "Prints each finding; exits 1 if there is any, 0 when the store is healthy.")
+
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        let contacts = try store.open()
+        let findings: [String]
+        do {
+            findings = try contacts.check()
+        } catch {
+            Terminal.error("cannot check the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+        for finding in findings { print(finding) }
+        let count = (try? contacts.count()) ?? 0
+        guard findings.isEmpty else {
+            Terminal.note("\(findings.count) problem\(findings.count == 1 ? "" : "s") found in \(store.path).")
+            throw Exit.findings
+        }
+        Terminal.note("\(store.path): healthy, \(count) contact\(count == 1 ? "" : "s").")
+    }
+}

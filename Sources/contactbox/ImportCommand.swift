@@ -1,0 +1,71 @@
+import ArgumentParser
+import ContactStore
+import VCard
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import contacts from .vcf files or vCard folders.",
+        discussion: """
+            A file may hold any number of cards (vCard 2.1, 3.0 or 4.0); a folder is read as one card per .vcf \
+            file (a vdir, as vdirsyncer and khard keep them). A card with a problem is reported with its file \
+            and line and skipped alone. An exact duplicate of a stored contact is merged; a card whose UID is \
+            taken by a different contact is kept too, under a fresh UID.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: ArgumentHelp("Files or folders to import.", valueName: "file-or-folder"))
+    var inputs: [String]
+
+    func run() throws {
+        let contacts = try store.open()
+        var importer = Importer(store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) })
+        let started = monotonicMillis()
+        var missing = false
+        for input in inputs {
+            do {
+                if FileSystem.isDirectory(input) {
+                    try FileSystem.forEachCardFile(in: input) { try importer.importFile($0) }
+                } else {
+                    try importer.importFile(input)
+                }
+            } catch let error as Importer.Unreadable {
+                Terminal.error(error.description)
+                missing = true
+            } catch let error as FileSystem.Failure {
+                Terminal.error(error.description)
+                missing = true
+            } catch {
+                importer.finish()
+                Terminal.error("cannot write to the store \(store.path): \(error)")
+                throw Exit.ioError
+            }
+        }
+        importer.finish()
+        let seconds = Double(monotonicMillis() - started) / 1000
+        Terminal.note(importer.summary.description + " in \(seconds.formatted(decimals: 1)) s.")
+        if missing { throw Exit.noInput }
+        if importer.summary.skipped > 0 { throw Exit.dataError }
+    }
+
+    private static func size(of input: String) -> Int {
+        guard FileSystem.isDirectory(input) else { return FileSystem.size(input) }
+        var total = 0
+        try? FileSystem.forEachCardFile(in: input) { total += FileSystem.size($0) }
+        return total
+    }
+}
+
+extension Double {
+    func formatted(decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (self * scale).rounded()
+        let whole = Int(scaled / scale)
+        let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: scale))
+        guard decimals > 0 else { return String(whole) }
+        let digits = String(fraction)
+        return "\(whole)." + String(repeating: "0", count: decimals - digits.count) + digits
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import ContactStore
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List contacts by name: one per line, the name, a tab, and the UID.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: ArgumentHelp("Only names containing this text (any letter case).", valueName: "text"))
+    var search: String?
+
+    func run() throws {
+        let contacts = try store.open()
+        var listed = 0
+        do {
+            try contacts.forEachContact(search: search) { contact in
+                print("\(contact.displayName)\t\(contact.uid)")
+                listed += 1
+            }
+        } catch {
+            Terminal.error("cannot read the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+        if listed == 0, search != nil { throw Exit.findings }
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import ContactStore
+
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Print one contact's vCard.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "The contact's UID (see `contactbox list`).")
+    var uid: String
+
+    func run() throws {
+        let contacts = try store.open()
+        let contact: StoredContact?
+        do {
+            contact = try contacts.contact(uid: uid)
+        } catch {
+            Terminal.error("cannot read the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+        guard let contact, !contact.deleted else {
+            Terminal.error("no contact with UID \(uid)")
+            throw Exit.findings
+        }
+        print(contact.vcard, terminator: "")
+    }
+}

@@ -1,0 +1,59 @@
+import Glibc
+
+/// Output for people: messages on stderr, data on stdout, and a progress bar only when stderr is a terminal.
+enum Terminal {
+    static let isInteractive = isatty(STDERR_FILENO) == 1
+
+    static func error(_ message: String) {
+        note("contactbox: " + message)
+    }
+
+    static func note(_ message: String) {
+        write(message + "\n")
+    }
+
+    /// Straight to file descriptor 2: unbuffered, like stderr, and free of C's global `FILE *` state.
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}
+
+/// A one-line progress bar on stderr, redrawn at most ten times a second; silent when stderr is not a terminal.
+struct ProgressBar {
+    let label: String
+    let total: Int
+    private var lastDraw: Int64 = 0
+    private var drawn = false
+
+    init(_ label: String, total: Int) {
+        self.label = label
+        self.total = total
+    }
+
+    mutating func update(done: Int, items: Int) {
+        guard Terminal.isInteractive else { return }
+        let now = monotonicMillis()
+        guard now - lastDraw >= 100 else { return }
+        lastDraw = now
+        drawn = true
+        let width = 30
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        Terminal.write("\r\(label) [\(bar)] \(Int(fraction * 100))%  \(items) contacts\u{1B}[K")
+    }
+
+    /// Clears the bar so that the summary starts on a clean line.
+    mutating func finish() {
+        guard drawn else { return }
+        Terminal.write("\r\u{1B}[K")
+        drawn = false
+    }
+}
+
+func monotonicMillis() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+}

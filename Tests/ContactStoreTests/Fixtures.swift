@@ -1,0 +1,92 @@
+import ContactStore
+import SQLite
+import Testing
+import VCard
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A card parsed from text, as the importer would get it.
+func makeCard(
+    uid: String?, name: String, email: String? = nil, note: String? = nil, extraLines: [String] = []
+) throws -> Card {
+    var lines = ["BEGIN:VCARD", "VERSION:4.0"]
+    if let uid {
+        lines.append("UID:\(uid)")
+    }
+    lines.append("FN:\(name)")
+    if let email {
+        lines.append("EMAIL;TYPE=home:\(email)")
+    }
+    if let note {
+        lines.append("NOTE:\(note)")
+    }
+    lines += extraLines
+    lines.append("END:VCARD")
+    var reader = CardReader(text: lines.joined(separator: "\r\n") + "\r\n")
+    switch reader.next() {
+    case .success(let parsed):
+        return parsed.card
+    case .failure(let error):
+        throw FixtureError(description: "fixture card does not parse: \(error)")
+    case nil:
+        throw FixtureError(description: "fixture card is empty")
+    }
+}
+
+/// A clock that moves one millisecond per reading, so every timestamp is distinct and predictable.
+final class TestClock {
+    private(set) var millis: Int64 = 1_700_000_000_000
+
+    func now() -> Int64 {
+        millis += 1
+        return millis
+    }
+}
+
+/// A fresh store in its own temporary directory, plus ways to reopen it and to reach its file behind its back.
+struct StoreFixture {
+    let directory: TemporaryDirectory
+    let clock = TestClock()
+    let store: ContactStore
+
+    var path: String { directory.file("contacts.sqlite") }
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        let clock = self.clock
+        store = try ContactStore(path: directory.file("contacts.sqlite"), now: { clock.now() })
+    }
+
+    func reopen() throws -> ContactStore {
+        let clock = self.clock
+        return try ContactStore(path: path, now: { clock.now() })
+    }
+
+    /// A second connection to the same file, to inspect or tamper with the raw rows.
+    func rawDatabase() throws -> Database {
+        try Database(path: path)
+    }
+
+    /// Imports `count` distinct contacts, in chunks of at most 100, named by `name(index)`.
+    @discardableResult
+    func importContacts(_ count: Int, name: (Int) -> String) throws -> [String] {
+        var uids: [String] = []
+        var start = 0
+        while start < count {
+            let end = min(start + ContactStore.chunkLimit, count)
+            let cards = try (start..<end).map { index in
+                try makeCard(uid: "uid-\(index)", name: name(index), email: "person\(index)@example.org")
+            }
+            for outcome in try store.importChunk(cards) {
+                guard case .inserted(let uid) = outcome else {
+                    throw FixtureError(description: "expected an insert, got \(outcome)")
+                }
+                uids.append(uid)
+            }
+            start = end
+        }
+        return uids
+    }
+}

@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // glibc's malloc.h: memory tuning for a process that must stay small (no library to link).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         .target(name: "VCard", dependencies: ["CCrypto"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
@@ -27,7 +29,7 @@ let package = Package(
         .executableTarget(
             name: "contactbox",
             dependencies: [
-                "ContactStore", "VCard",
+                "CMalloc", "ContactStore", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]),
@@ -35,7 +37,7 @@ let package = Package(
 
         .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "VCard"]),
+        .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "VCard"]),
         .testTarget(name: "ContactboxTests", dependencies: ["contactbox"]),
     ],
     swiftLanguageModes: [.v6]

@@ -91,7 +91,8 @@ extension ContactStore {
     }
 
     public func remoteItemCount(remoteID: Int64) throws -> Int {
-        Int(try db.scalarInt64("SELECT count(*) FROM remote_items WHERE remote_id = ?", remoteID) ?? 0)
+        let count = try db.scalarInt64("SELECT count(*) FROM remote_items WHERE remote_id = ?", remoteID)
+        return Int(truncatingIfNeeded: count ?? 0)
     }
 
     private static func remoteItem(_ row: Row) throws -> RemoteItemState {

@@ -53,11 +53,17 @@ public struct Row {
     }
 
     public func int(_ index: Int) throws(SQLiteError) -> Int {
-        Int(try int64(index))
+        let value = try int64(index)
+        // Int is 32 bits on a 32-bit ARM board; a value that does not fit is an error, not a trap.
+        guard let converted = Int(exactly: value) else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "column \(index) value \(value) does not fit Int", sql: statement.sql)
+        }
+        return converted
     }
 
     public func optionalInt(_ index: Int) throws(SQLiteError) -> Int? {
-        try optionalInt64(index).map { Int($0) }
+        try isNull(index) ? nil : int(index)
     }
 
     public func double(_ index: Int) throws(SQLiteError) -> Double {

@@ -46,16 +46,15 @@ extension Card {
     }
 }
 
-/// Lowercase hex SHA-256, through libcrypto (already loaded for TLS, so it costs no memory).
+/// Lowercase hex SHA-256 through libcrypto's low-level interface (see Sources/CCrypto/shim.h for why not EVP).
 func sha256Hex(_ bytes: [UInt8]) -> String {
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
+    var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+    var context = SHA256_CTX()
     let ok = bytes.withUnsafeBufferPointer { input in
-        digest.withUnsafeMutableBufferPointer { output in
-            EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-        }
+        SHA256_Init(&context) == 1 && SHA256_Update(&context, input.baseAddress, input.count) == 1
+            && SHA256_Final(&digest, &context) == 1
     }
     // SHA-256 of bytes in memory cannot fail for any input; a failure means libcrypto itself is broken.
-    precondition(ok == 1 && length == 32, "libcrypto EVP_Digest(SHA-256) failed")
-    return hexString(digest.prefix(32))
+    precondition(ok, "libcrypto SHA-256 failed")
+    return hexString(digest)
 }

@@ -1,4 +1,6 @@
-import CCrypto
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One contact: the content lines between `BEGIN:VCARD` and `END:VCARD`, in their order.
 ///
@@ -31,12 +33,11 @@ public struct Card: Sendable, Equatable {
     /// The formatted name, unescaped, for lists and logs.
     public var displayName: String { first("FN")?.text ?? "" }
 
-    /// A fresh random UID: a version 4 UUID (RFC 9562 5.4), from libcrypto's random generator.
+    /// A fresh random UID: a version 4 UUID (RFC 9562 5.4), from the kernel's random generator.
     public static func makeUID() -> String {
         var bytes = [UInt8](repeating: 0, count: 16)
-        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, 16) }
-        // RAND_bytes fails only when the system has no entropy source at all: nothing an input can cause.
-        precondition(ok == 1, "libcrypto RAND_bytes failed")
+        // glibc 2.36's arc4random_buf reads the kernel's generator (getrandom) and cannot fail.
+        bytes.withUnsafeMutableBytes { buffer in buffer.baseAddress.map { arc4random_buf($0, buffer.count) } }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = hexString(bytes)

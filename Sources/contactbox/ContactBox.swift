@@ -19,6 +19,11 @@ struct ContactBox: ParsableCommand {
         version: "\(version) (build \(buildID))",
         subcommands: [ImportCommand.self, ExportCommand.self, ListCommand.self, ShowCommand.self, CheckCommand.self]
     )
+
+    static func main() {
+        MemoryTuning.apply()
+        main(Array(CommandLine.arguments.dropFirst()))
+    }
 }
 
 /// Exit codes from sysexits(3), which scripts and systemd already know.

@@ -7,7 +7,8 @@ struct FixtureError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// A card parsed from text, as the importer would get it.
+/// A card parsed from text, as the importer would get it. With `uid: nil` the card has no UID at all (the reader
+/// would add one, so it is removed after parsing: a card built in code can lack one).
 func makeCard(
     uid: String?, name: String, email: String? = nil, note: String? = nil, extraLines: [String] = []
 ) throws -> Card {
@@ -27,7 +28,11 @@ func makeCard(
     var reader = CardReader(text: lines.joined(separator: "\r\n") + "\r\n")
     switch reader.next() {
     case .success(let parsed):
-        return parsed.card
+        var card = parsed.card
+        if uid == nil {
+            card.properties.removeAll { $0.isNamed("UID") }
+        }
+        return card
     case .failure(let error):
         throw FixtureError(description: "fixture card does not parse: \(error)")
     case nil:

@@ -22,8 +22,8 @@ func contactbox(_ arguments: [String], environment: [String: String] = [:]) thro
     // Output goes to files, not pipes: a large export cannot fill a pipe and block the child.
     let outPath = NSTemporaryDirectory() + "contactbox-out-" + UUID().uuidString
     let errPath = outPath + ".err"
-    FileManager.default.createFile(atPath: outPath, contents: nil)
-    FileManager.default.createFile(atPath: errPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     defer {
         try? FileManager.default.removeItem(atPath: outPath)
         try? FileManager.default.removeItem(atPath: errPath)

@@ -34,7 +34,9 @@ struct DatabaseTests {
         try db.run(
             "INSERT INTO item (name, size, ratio, flag, data) VALUES (?, ?, ?, ?, ?)", name, Int64(1) << 40, 0.25,
             true, bytes)
-        try db.run("INSERT INTO item (name, size, ratio, flag, data) VALUES (?, ?, ?, ?, ?)", "small", 7, -1.5, false, [UInt8]())
+        try db.run(
+            "INSERT INTO item (name, size, ratio, flag, data) VALUES (?, ?, ?, ?, ?)", "small", 7, -1.5, false,
+            [UInt8]())
         let rows = try db.query("SELECT name, size, ratio, flag, data FROM item ORDER BY id") { row in
             (try row.string(0), try row.int64(1), try row.double(2), try row.bool(3), try row.blob(4))
         }
@@ -95,7 +97,9 @@ struct DatabaseTests {
 
     @Test("a wrong number of arguments or a second statement is refused, not ignored")
     func misuse() throws {
-        let tooFew = try #require(throws: SQLiteError.self) { try db.run("INSERT INTO item (name, size) VALUES (?, ?)", "a") }
+        let tooFew = try #require(throws: SQLiteError.self) {
+            try db.run("INSERT INTO item (name, size) VALUES (?, ?)", "a")
+        }
         #expect(tooFew.code == SQLITE_MISUSE)
         let script = try #require(throws: SQLiteError.self) {
             try db.run("INSERT INTO item (name) VALUES ('a'); DELETE FROM item")

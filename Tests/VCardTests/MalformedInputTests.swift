@@ -110,3 +110,22 @@ struct MalformedInputTests {
         #expect(throws: VCardError.self) { try CardReader(path: "/nonexistent/contacts.vcf") }
     }
 }
+
+@Suite("Malformed corpus files")
+struct MalformedCorpusTests {
+    @Test("each bad card is reported alone and the good cards around it still read", arguments: [
+        ("no-begin.vcf", VCardError.Code.missingBegin, true),
+        ("unterminated.vcf", .unterminatedCard, false),
+        ("bad-escape.vcf", .badEscape, true),
+        ("invalid-utf8.vcf", .invalidUTF8, true),
+        ("missing-fn.vcf", .missingName, true),
+    ])
+    func badCardSkippedAlone(file: String, code: VCardError.Code, hasCardAfter: Bool) throws {
+        let results = try readCorpus("malformed/" + file)
+        let uids = cards(results).compactMap(\.uid)
+        #expect(uids.first == "good-before")
+        #expect(uids.contains("good-after") == hasCardAfter)
+        #expect(errors(results).map(\.code) == [code])
+        #expect((errors(results).first?.line ?? 0) > 1)
+    }
+}

@@ -36,8 +36,9 @@ let package = Package(
         .plugin(name: "BuildInfo", capability: .buildTool()),
 
         .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
-        .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "VCard"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
         .testTarget(name: "ContactboxTests", dependencies: ["contactbox"]),
     ],
     swiftLanguageModes: [.v6]

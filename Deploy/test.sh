@@ -18,7 +18,14 @@ apt_ensure "${BUILD_PACKAGES[@]}" python3-venv
 # A later issue boots the VM with the simulated GPIO chip here.
 
 status=0
-swift test "$@" || status=$?
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+swift test "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
+
+# One closing line for people and CI: "N passed, M failed", from Swift Testing's report.
+total=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -n 1)
+failed=$(grep -c '^✘ Test "[^"]*"\( with [0-9]* test cases\)\{0,1\} failed' "$log" || true)
+echo "swift-test: $((${total:-0} - failed)) passed, $failed failed"
 
 # --- Teardown: stop what the sections above started. --------------------------
 

@@ -1,6 +1,7 @@
 import ContactStore
 import SQLite
 import Testing
+import TestSupport
 import VCard
 
 struct FixtureError: Error, CustomStringConvertible {

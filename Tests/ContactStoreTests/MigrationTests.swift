@@ -1,6 +1,7 @@
 import ContactStore
 import SQLite
 import Testing
+import TestSupport
 
 @Suite("Schema migrations")
 struct MigrationTests {

@@ -1,6 +1,7 @@
 import CSQLite
 import SQLite
 import Testing
+import TestSupport
 
 @Suite("Database")
 struct DatabaseTests {

@@ -1,5 +1,6 @@
 import SQLite
 import Testing
+import TestSupport
 
 @Suite("Transactions")
 struct TransactionTests {

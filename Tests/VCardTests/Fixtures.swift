@@ -5,7 +5,11 @@ import Testing
 
 /// Reads every result from text, in order.
 func readAll(_ text: String) -> [Result<ParsedCard, VCardError>] {
-    var reader = CardReader(text: text)
+    readAll(CardReader(text: text))
+}
+
+func readAll(_ reader: CardReader) -> [Result<ParsedCard, VCardError>] {
+    var reader = reader
     var results: [Result<ParsedCard, VCardError>] = []
     while let result = reader.next() { results.append(result) }
     return results
@@ -37,10 +41,7 @@ func corpusBytes(_ name: String) throws -> [UInt8] {
 }
 
 func readCorpus(_ name: String) throws -> [Result<ParsedCard, VCardError>] {
-    var reader = try CardReader(path: try corpusURL(name).path)
-    var results: [Result<ParsedCard, VCardError>] = []
-    while let result = reader.next() { results.append(result) }
-    return results
+    readAll(try CardReader(path: try corpusURL(name).path))
 }
 
 /// A temporary file removed when the test is done with it.

@@ -47,9 +47,7 @@ struct MalformedInputTests {
         var bytes = Array((good1 + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Bad ").utf8)
         bytes += [0xFF, 0xFE]
         bytes += Array("\r\nEND:VCARD\r\n".utf8) + Array(good2.utf8)
-        var reader = CardReader(bytes: bytes)
-        var results: [Result<ParsedCard, VCardError>] = []
-        while let result = reader.next() { results.append(result) }
+        let results = readAll(CardReader(bytes: bytes))
         #expect(cards(results).compactMap(\.uid) == ["good-1", "good-2"])
         #expect(errors(results).map(\.code) == [.invalidUTF8])
         #expect(errors(results).first?.line == 9)
@@ -60,9 +58,7 @@ struct MalformedInputTests {
         let huge = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Huge\r\nNOTE:" + String(repeating: "a", count: 3 << 20)
             + "\r\nEND:VCARD\r\n"
         let file = try TemporaryFile(bytes: Array((good1 + huge + good2).utf8))
-        var reader = try CardReader(path: file.path)
-        var results: [Result<ParsedCard, VCardError>] = []
-        while let result = reader.next() { results.append(result) }
+        let results = readAll(try CardReader(path: file.path))
         #expect(cards(results).compactMap(\.uid) == ["good-1", "good-2"])
         #expect(errors(results).map(\.code) == [.lineTooLong])
         #expect(errors(results).first?.line == 10)

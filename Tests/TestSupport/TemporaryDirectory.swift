@@ -1,22 +1,22 @@
 import Glibc
 
 /// A fresh directory under /tmp for one test, removed with everything in it when the test lets go of it.
-final class TemporaryDirectory {
-    struct CreationFailed: Error {
-        var errno: Int32
+public final class TemporaryDirectory {
+    public struct CreationFailed: Error {
+        public var errno: Int32
     }
 
-    let path: String
+    public let path: String
 
-    init() throws {
-        var template = Array("/tmp/contactbox-sqlite-XXXXXX".utf8CString)
+    public init() throws {
+        var template = Array("/tmp/contactbox-test-XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else {
             throw CreationFailed(errno: errno)
         }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    func file(_ name: String) -> String {
+    public func file(_ name: String) -> String {
         path + "/" + name
     }
 

@@ -28,7 +28,7 @@ extension Card {
         let binary = merged["ENCODING"] == ["b"]
         let value: String
         if binary {
-            value = property.value.filter { !$0.isWhitespace }
+            value = TextValue.removingWhitespace(property.value)
         } else if TextValue.textProperties.contains(name) {
             value = TextValue.canonical(property.value, property: name)
         } else {

@@ -24,7 +24,7 @@ enum Legacy {
         if name == "VERSION" {
             result.value = "3.0"
         } else if result.parameters.contains(where: { $0.name == "ENCODING" }) {
-            result.value = value.filter { !$0.isWhitespace }
+            result.value = TextValue.removingWhitespace(value)
         } else if TextValue.textProperties.contains(name) {
             result.value = escape(value, property: name)
         } else {

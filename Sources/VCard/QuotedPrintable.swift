@@ -5,8 +5,12 @@ enum QuotedPrintable {
     /// line breaks must be joined before parsing.
     static func isDeclared(in line: [UInt8]) -> Bool {
         let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
-        let head = String(decoding: line[..<colon], as: UTF8.self).uppercased()
-        return head.contains("QUOTED-PRINTABLE")
+        let keyword = Array("QUOTED-PRINTABLE".utf8)
+        guard colon >= keyword.count else { return false }
+        // An ASCII case fold byte by byte: this runs for every line read, so no String is made.
+        return (0...(colon - keyword.count)).contains { start in
+            zip(line[start..<(start + keyword.count)], keyword).allSatisfy { $0 & 0xDF == $1 & 0xDF }
+        }
     }
 
     /// Decodes `=XX` escapes; a malformed escape is kept literally, as RFC 2045 advises a robust decoder to do.

@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "contactbox", targets: ["contactbox"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         // C system libraries: one shim module each (STYLE.md 1).

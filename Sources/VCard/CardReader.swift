@@ -52,7 +52,9 @@ public struct CardReader {
         while begin == nil {
             guard let line = nextLogicalLine() else {
                 if let garbageLine { return .failure(missingBegin(garbageLine)) }
-                if let error = lines.readError { return .failure(VCardError(.unreadableInput, line: lines.lineNumber, error)) }
+                if let error = lines.readError {
+                    return .failure(VCardError(.unreadableInput, line: lines.lineNumber, error))
+                }
                 return nil
             }
             switch line {
@@ -74,7 +76,8 @@ public struct CardReader {
     }
 
     private func missingBegin(_ line: Int) -> VCardError {
-        VCardError(.missingBegin, line: line, "content outside a card: expected BEGIN:VCARD; skipped up to the next card")
+        VCardError(
+            .missingBegin, line: line, "content outside a card: expected BEGIN:VCARD; skipped up to the next card")
     }
 
     private mutating func readCard(beginningAt begin: Int) -> Result<ParsedCard, VCardError> {
@@ -146,7 +149,9 @@ public struct CardReader {
 
     private mutating func skipContinuations() {
         while let next = lines.next() {
-            if case .text(let more, _) = next, let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {
+            if case .text(let more, _) = next, let head = more.first,
+                head == UInt8(ascii: " ") || head == UInt8(ascii: "\t")
+            {
                 continue
             }
             lookahead = next

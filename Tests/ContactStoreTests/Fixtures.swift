@@ -1,7 +1,7 @@
 import ContactStore
 import SQLite
-import Testing
 import TestSupport
+import Testing
 import VCard
 
 struct FixtureError: Error, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import ContactStore
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Schema migrations")
 struct MigrationTests {

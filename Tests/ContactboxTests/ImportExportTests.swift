@@ -8,7 +8,9 @@ struct ImportExportTests {
         let work = try Workspace()
         let input = try work.file(
             "in.vcf",
-            card("ada", "Ada Lovelace", "N:Lovelace;Ada;;;", "EMAIL;TYPE=HOME:ada@example.org", "X-CUSTOM;X-P=\"a,b\":kept")
+            card(
+                "ada", "Ada Lovelace", "N:Lovelace;Ada;;;", "EMAIL;TYPE=HOME:ada@example.org",
+                "X-CUSTOM;X-P=\"a,b\":kept")
                 + card("grace", "Grace Hopper", "TEL;TYPE=CELL:+1 555 0100", "NOTE:Line one\\nLine two\\, with comma"))
         let imported = try contactbox(["import", "--db", work.db, input])
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -35,7 +37,9 @@ struct ImportExportTests {
     func malformedCardIsSkippedAlone() throws {
         let work = try Workspace()
         let input = try work.file(
-            "mixed.vcf", card("a", "Anna") + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:bad\r\nFN:Bad\\q\r\nEND:VCARD\r\n" + card("b", "Bert"))
+            "mixed.vcf",
+            card("a", "Anna") + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:bad\r\nFN:Bad\\q\r\nEND:VCARD\r\n"
+                + card("b", "Bert"))
         let result = try contactbox(["import", "--db", work.db, input])
         #expect(result.status == 65)
         #expect(result.stderr.contains("mixed.vcf:9: skipped:"))
@@ -92,7 +96,8 @@ struct ImportExportTests {
         let work = try Workspace()
         let input = try work.file("a.vcf", card("1", "Zoë Brown") + card("2", "Adam Browning") + card("3", "Eve"))
         _ = try contactbox(["import", "--db", work.db, input])
-        #expect(try contactbox(["list", "--db", work.db, "--search", "BROWN"]).stdout == "Adam Browning\t2\nZoë Brown\t1\n")
+        #expect(
+            try contactbox(["list", "--db", work.db, "--search", "BROWN"]).stdout == "Adam Browning\t2\nZoë Brown\t1\n")
     }
 
     @Test("a missing input file exits 66 and names the file")

@@ -1,7 +1,7 @@
 import CSQLite
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Database")
 struct DatabaseTests {

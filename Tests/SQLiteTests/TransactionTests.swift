@@ -1,6 +1,6 @@
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Transactions")
 struct TransactionTests {

@@ -28,26 +28,31 @@ struct ContentHashTests {
         var variant = base.filter { !$0.hasPrefix("PRODID") && !$0.hasPrefix("REV") }
         variant.reverse()
         variant = variant.map { $0.hasPrefix("UID") ? "UID:other" : $0 }
-        variant = variant.map { $0.hasPrefix("item1.EMAIL") ? "ITEM1.email;type=home;type=internet:ada@example.org" : $0 }
+        variant = variant.map {
+            $0.hasPrefix("item1.EMAIL") ? "ITEM1.email;type=home;type=internet:ada@example.org" : $0
+        }
         variant = variant.map { $0.hasPrefix("N:") ? "n:Lovelace;Ada" : $0 }
         variant = variant.map { $0.hasPrefix("NOTE") ? "note:Analyst\\, mathematician\\Nfirst programmer" : $0 }
         variant.append("PRODID:-//Radicale//NONSGML Radicale Server//EN")
         #expect(try hash(variant) == reference)
 
-        let card = try #require(readAll((["BEGIN:VCARD"] + base + ["END:VCARD"]).joined(separator: "\r\n")).first).get().card
+        let card = try #require(readAll((["BEGIN:VCARD"] + base + ["END:VCARD"]).joined(separator: "\r\n")).first).get()
+            .card
         let folded = card.serialized().replacingOccurrences(of: "Analyst", with: "Ana\r\n lyst")
         #expect(try #require(readAll(folded).first).get().card.contentHash == reference)
     }
 
-    @Test("changes with any real change", arguments: [
-        ("TEL;TYPE=CELL:+44 20 7946 0000", "TEL;TYPE=CELL:+44 20 7946 0001"),
-        ("TEL;TYPE=CELL:+44 20 7946 0000", "TEL;TYPE=WORK:+44 20 7946 0000"),
-        ("FN:Ada Lovelace", "FN:Ada King"),
-        ("FN:Ada Lovelace", "FN:ada lovelace"),
-        ("item1.X-ABLabel:private", "item2.X-ABLabel:private"),
-        ("NOTE:Analyst\\, mathematician\\nfirst programmer", "NOTE:Analyst\\, mathematician first programmer"),
-        ("VERSION:3.0", "VERSION:4.0"),
-    ])
+    @Test(
+        "changes with any real change",
+        arguments: [
+            ("TEL;TYPE=CELL:+44 20 7946 0000", "TEL;TYPE=CELL:+44 20 7946 0001"),
+            ("TEL;TYPE=CELL:+44 20 7946 0000", "TEL;TYPE=WORK:+44 20 7946 0000"),
+            ("FN:Ada Lovelace", "FN:Ada King"),
+            ("FN:Ada Lovelace", "FN:ada lovelace"),
+            ("item1.X-ABLabel:private", "item2.X-ABLabel:private"),
+            ("NOTE:Analyst\\, mathematician\\nfirst programmer", "NOTE:Analyst\\, mathematician first programmer"),
+            ("VERSION:3.0", "VERSION:4.0"),
+        ])
     func detectsRealChanges(before: String, after: String) throws {
         let changed = base.map { $0 == before ? after : $0 }
         #expect(changed != base)

@@ -5,7 +5,9 @@ import Testing
 /// Cards in the shapes real exporters write (see Corpus/README.md).
 @Suite("Exporter corpus round trip")
 struct CorpusRoundTripTests {
-    static let exporters = ["icloud.vcf", "google.vcf", "outlook.vcf", "nextcloud.vcf", "android21.vcf", "canonical.vcf"]
+    static let exporters = [
+        "icloud.vcf", "google.vcf", "outlook.vcf", "nextcloud.vcf", "android21.vcf", "canonical.vcf",
+    ]
 
     @Test("every card of every exporter reads without error", arguments: exporters)
     func readsWithoutError(file: String) throws {

@@ -37,7 +37,8 @@ struct MalformedInputTests {
 
     @Test("an unknown escape in a text value is rejected with its line")
     func badEscape() {
-        check("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Bad\r\nNOTE:a\\qb\r\nEND:VCARD\r\n", code: .badEscape, line: 10)
+        check(
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Bad\r\nNOTE:a\\qb\r\nEND:VCARD\r\n", code: .badEscape, line: 10)
         let message = errors(readAll("BEGIN:VCARD\r\nVERSION:3.0\r\nFN:a\\qb\r\nEND:VCARD")).first?.message ?? ""
         #expect(message.contains("\\q"))
     }
@@ -55,7 +56,8 @@ struct MalformedInputTests {
 
     @Test("a gigantic line is rejected without being held in memory, and reading goes on")
     func giganticLine() throws {
-        let huge = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Huge\r\nNOTE:" + String(repeating: "a", count: 3 << 20)
+        let huge =
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Huge\r\nNOTE:" + String(repeating: "a", count: 3 << 20)
             + "\r\nEND:VCARD\r\n"
         let file = try TemporaryFile(bytes: Array((good1 + huge + good2).utf8))
         let results = readAll(try CardReader(path: file.path))
@@ -67,7 +69,8 @@ struct MalformedInputTests {
     @Test("a gigantic line made of folded pieces is rejected too")
     func giganticFoldedLine() {
         let piece = "\r\n " + String(repeating: "b", count: 70)
-        let huge = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Huge\r\nNOTE:a"
+        let huge =
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Huge\r\nNOTE:a"
             + String(repeating: piece, count: (1 << 20) / 70 + 10) + "\r\nEND:VCARD\r\n"
         let results = readAll(good1 + huge + good2)
         #expect(cards(results).compactMap(\.uid) == ["good-1", "good-2"])
@@ -77,10 +80,14 @@ struct MalformedInputTests {
     @Test("a card without FN, N or ORG is rejected; with N or ORG it gets an FN")
     func missingName() throws {
         check("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nTEL:123\r\nEND:VCARD\r\n", code: .missingName, line: 6)
-        let fromN = try #require(readAll("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:n\r\nN:Hopper;Grace;Brewster;Dr.;\r\nEND:VCARD").first).get()
+        let fromN = try #require(
+            readAll("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:n\r\nN:Hopper;Grace;Brewster;Dr.;\r\nEND:VCARD").first
+        ).get()
         #expect(fromN.card.displayName == "Dr. Grace Brewster Hopper")
         #expect(fromN.repairs == ["derived FN from N"])
-        let fromOrg = try #require(readAll("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:o\r\nORG:Plumbing\\, Inc.;Emergencies\r\nEND:VCARD").first).get()
+        let fromOrg = try #require(
+            readAll("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:o\r\nORG:Plumbing\\, Inc.;Emergencies\r\nEND:VCARD").first
+        ).get()
         #expect(fromOrg.card.displayName == "Plumbing, Inc.")
         #expect(fromOrg.card.first("FN")?.value == "Plumbing\\, Inc.")
     }
@@ -98,7 +105,9 @@ struct MalformedInputTests {
 
     @Test("a line without a colon is rejected with its line")
     func malformedLine() {
-        check("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Bad\r\nthis is not a property\r\nEND:VCARD\r\n", code: .malformedLine, line: 10)
+        check(
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x\r\nFN:Bad\r\nthis is not a property\r\nEND:VCARD\r\n",
+            code: .malformedLine, line: 10)
     }
 
     @Test("an unreadable file is one clear error")
@@ -109,13 +118,15 @@ struct MalformedInputTests {
 
 @Suite("Malformed corpus files")
 struct MalformedCorpusTests {
-    @Test("each bad card is reported alone and the good cards around it still read", arguments: [
-        ("no-begin.vcf", VCardError.Code.missingBegin, true),
-        ("unterminated.vcf", .unterminatedCard, false),
-        ("bad-escape.vcf", .badEscape, true),
-        ("invalid-utf8.vcf", .invalidUTF8, true),
-        ("missing-fn.vcf", .missingName, true),
-    ])
+    @Test(
+        "each bad card is reported alone and the good cards around it still read",
+        arguments: [
+            ("no-begin.vcf", VCardError.Code.missingBegin, true),
+            ("unterminated.vcf", .unterminatedCard, false),
+            ("bad-escape.vcf", .badEscape, true),
+            ("invalid-utf8.vcf", .invalidUTF8, true),
+            ("missing-fn.vcf", .missingName, true),
+        ])
     func badCardSkippedAlone(file: String, code: VCardError.Code, hasCardAfter: Bool) throws {
         let results = try readCorpus("malformed/" + file)
         let uids = cards(results).compactMap(\.uid)

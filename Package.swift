@@ -10,7 +10,9 @@ let package = Package(
         .executable(name: "contactbox", targets: ["contactbox"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C system libraries: one shim module each (STYLE.md 1).
@@ -20,16 +22,34 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
         // glibc's malloc.h: memory tuning for a process that must stay small (no library to link).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
         .target(name: "VCard", dependencies: ["CCrypto"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
+        .target(name: "HTTP", dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "Sync",
+            dependencies: ["ContactStore", "CardDAV", "HTTP", "VCard", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "Appliance",
+            dependencies: [
+                "Sync", "CardDAV", "HTTP", "ContactStore", "CMalloc",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "contactbox",
             dependencies: [
-                "CMalloc", "ContactStore", "VCard",
+                "Appliance", "CMalloc", "ContactStore", "Sync", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]),
@@ -37,6 +57,13 @@ let package = Package(
 
         .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "TestSupport", "VCard"]),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "ContactStore", "VCard", "TestSupport"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "TestSupport"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport", "contactbox"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
         .testTarget(name: "ContactboxTests", dependencies: ["contactbox"]),

@@ -1,0 +1,1 @@
+// placeholder: the Appliance module is being written

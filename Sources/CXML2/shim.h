@@ -1,0 +1,1 @@
+#include <libxml/parser.h>

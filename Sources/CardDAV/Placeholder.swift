@@ -1,0 +1,1 @@
+// placeholder: the CardDAV module is being written

@@ -1,0 +1,1 @@
+// placeholder: the HTTP module is being written

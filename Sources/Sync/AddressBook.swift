@@ -1,0 +1,73 @@
+import VCard
+
+/// Where one item of a remote address book is, and which version of it: the ETag for CardDAV, a stamp made of
+/// mtime, size and inode for a vCard folder. ETags are opaque and compared exactly as received.
+public struct RemoteEntry: Sendable, Equatable {
+    public var href: String
+    public var etag: String
+
+    public init(href: String, etag: String) {
+        self.href = href
+        self.etag = etag
+    }
+}
+
+/// One fetched item.
+public struct RemoteCard: Sendable {
+    public var href: String
+    public var etag: String
+    public var card: Card
+
+    public init(href: String, etag: String, card: Card) {
+        self.href = href
+        self.etag = etag
+        self.card = card
+    }
+}
+
+/// What changed in a remote since a sync token, streamed to the caller in bounded memory.
+public struct ChangeFeed {
+    /// The token to store once every change before it is applied; nil when the book has no tokens.
+    public var newToken: String?
+    /// True when the feed listed every item (a full listing, not a delta): items not listed are gone.
+    public var isFullListing: Bool
+
+    public init(newToken: String?, isFullListing: Bool) {
+        self.newToken = newToken
+        self.isFullListing = isFullListing
+    }
+}
+
+/// A remote address book: a CardDAV collection or a folder of one `.vcf` per contact (vdir).
+///
+/// Implementations are synchronous (the sync worker runs on its own thread) and stream every listing.
+public protocol AddressBook: AnyObject {
+    /// The remote's configured name, for logs and errors.
+    var name: String { get }
+
+    /// The vCard version to write: "4.0" only where the remote says it supports it, else "3.0".
+    var writeVersion: String { get }
+
+    /// Changes since `token` (nil: everything). `changed` gets new or modified entries, `removed` the hrefs of
+    /// deleted ones. A book without tokens, or one whose token is no longer valid, lists every entry instead and
+    /// says so with `isFullListing`; it then never calls `removed`.
+    func changes(
+        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
+    ) throws -> ChangeFeed
+
+    /// Fetches up to 100 items. Calls `body` once per href that still exists, with the card or the error that
+    /// item alone has (unparsable card: `RemoteError.Kind.rejected`); items deleted meanwhile are left out.
+    func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws
+
+    /// Creates an item for a contact that the remote does not have yet; fails with `.preconditionFailed` if
+    /// something already exists there. Returns where it went; the ETag is "" when the remote did not say.
+    func create(_ card: Card) throws -> RemoteEntry
+
+    /// Replaces the item at `href` if it is still at version `etag`; `.preconditionFailed` otherwise. Returns the
+    /// new ETag, "" when the remote did not say.
+    func update(href: String, etag: String, with card: Card) throws -> String
+
+    /// Deletes the item at `href` if it is still at version `etag`; `.preconditionFailed` otherwise. Deleting an
+    /// item that is already gone succeeds.
+    func delete(href: String, etag: String) throws
+}

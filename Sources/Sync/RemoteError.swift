@@ -1,0 +1,29 @@
+/// Why a remote operation failed, in words a person can act on. Never carries a password or a whole card.
+public struct RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// 412: the item changed (or appeared) since we last saw it. Re-plan that item.
+        case preconditionFailed
+        /// The remote refused this one item (400, 413, 415, an unparsable card); the rest can go on.
+        case rejected(status: Int)
+        /// 401/403 on the collection: the run stops and needs a person (wrong password, no permission).
+        case unauthorized
+        /// 429/503, or the server or network is down: try again later, after `retryAfter` seconds if given.
+        case unavailable(retryAfter: Int?)
+        /// The sync token is no longer valid (RFC 6578 `DAV:valid-sync-token`): list everything instead.
+        case invalidSyncToken
+        /// The remote answered something we cannot understand.
+        case malformed
+        /// The folder or collection does not exist.
+        case notFound
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

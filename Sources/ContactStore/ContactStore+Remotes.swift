@@ -2,7 +2,7 @@ import SQLite
 
 // The remotes and, per remote, the state of each item after the last sync. Plain CRUD: the sync engine decides.
 extension ContactStore {
-    static let remoteColumns = "id, name, kind, url, sync_token, created_at"
+    static let remoteColumns = "id, name, kind, url, sync_token, created_at, synced_seq"
 
     /// Adds a remote; its name must be unused (a constraint violation otherwise).
     public func addRemote(name: String, kind: Remote.Kind, url: String) throws -> Remote {
@@ -30,6 +30,11 @@ extension ContactStore {
         try db.run("UPDATE remotes SET sync_token = ? WHERE id = ?", token, remoteID)
     }
 
+    /// Records that every local change up to `seq` has reached the remote.
+    public func setSyncedSeq(_ seq: Int64, remoteID: Int64) throws {
+        try db.run("UPDATE remotes SET synced_seq = ? WHERE id = ?", seq, remoteID)
+    }
+
     /// Removes a remote and its item states; history and journal entries stay, no longer pointing at it.
     @discardableResult
     public func deleteRemote(id: Int64) throws -> Bool {
@@ -44,7 +49,7 @@ extension ContactStore {
         }
         return Remote(
             id: try row.int64(0), name: try row.string(1), kind: kind, url: try row.string(3),
-            syncToken: try row.optionalString(4), createdAt: try row.int64(5))
+            syncToken: try row.optionalString(4), createdAt: try row.int64(5), syncedSeq: try row.int64(6))
     }
 
     // MARK: Item states

@@ -15,14 +15,19 @@ public struct Remote: Sendable, Equatable {
     public var syncToken: String?
     /// Unix milliseconds.
     public var createdAt: Int64
+    /// Local changes up to this change sequence number have reached this remote.
+    public var syncedSeq: Int64
 
-    public init(id: Int64, name: String, kind: Kind, url: String, syncToken: String?, createdAt: Int64) {
+    public init(
+        id: Int64, name: String, kind: Kind, url: String, syncToken: String?, createdAt: Int64, syncedSeq: Int64 = 0
+    ) {
         self.id = id
         self.name = name
         self.kind = kind
         self.url = url
         self.syncToken = syncToken
         self.createdAt = createdAt
+        self.syncedSeq = syncedSeq
     }
 }
 

@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1]
+    static let migrations: [String] = [version1, version2]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -112,5 +112,11 @@ enum Schema {
             message TEXT
         );
         CREATE INDEX sync_runs_remote ON sync_runs (remote_id, id);
+        """
+
+    private static let version2 = """
+        -- Per remote: every local change with a change_seq at or below this has been synced to the remote, so a
+        -- sync looks only at later ones (DESIGN.md: change detection is incremental on both sides).
+        ALTER TABLE remotes ADD COLUMN synced_seq INTEGER NOT NULL DEFAULT 0;
         """
 }

@@ -1,22 +1,24 @@
 import CCrypto
 
 extension Card {
-    /// Properties that change without the contact changing: the writing program, the revision stamp, and the
-    /// identity itself (two cards that differ only in UID are duplicates, not different people).
-    static let volatileProperties: Set<String> = ["PRODID", "REV", "UID"]
+    /// Properties that change without the contact changing: the writing program, the revision stamp, the format
+    /// version (the same contact is written as 3.0 to one server and 4.0 to another), and the identity itself (two
+    /// cards that differ only in UID are duplicates, not different people).
+    static let volatileProperties: Set<String> = ["PRODID", "REV", "UID", "VERSION"]
 
     /// Parameters whose values are case-insensitive keywords (RFC 6350 5).
     private static let keywordParameters: Set<String> = ["TYPE", "ENCODING", "VALUE", "CHARSET", "PREF"]
 
     /// Lowercase hex SHA-256 of the normalised card. Equal for two cards that differ only in `PRODID`, `REV`,
-    /// `UID`, line folding, property or parameter order, letter case of names, or escaping; different for any
-    /// other change.
+    /// `UID`, `VERSION`, line folding, property or parameter order, letter case of names, escaping, or the way an
+    /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
     public var contentHash: String {
         let lines = properties.compactMap(Self.normalisedLine).sorted()
         return sha256Hex(Array(lines.joined(separator: "\n").utf8))
     }
 
-    private static func normalisedLine(_ property: Property) -> String? {
+    private static func normalisedLine(_ original: Property) -> String? {
+        let property = original.inlineMediaAsVersion3() ?? original
         let name = property.name.uppercased()
         guard !volatileProperties.contains(name) else { return nil }
         var merged: [String: [String]] = [:]

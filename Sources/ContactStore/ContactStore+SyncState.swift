@@ -1,0 +1,138 @@
+import SQLite
+
+/// What a sync run needs beyond plain CRUD: the remote's listing, kept in a temporary table so that a listing of
+/// any size is compared with the saved state by SQLite in bounded memory, and the local changes not yet on a remote.
+extension ContactStore {
+    /// One listed remote entry; `etag` is nil for a removal.
+    public struct ListedEntry: Sendable, Equatable {
+        public var href: String
+        public var etag: String?
+
+        public init(href: String, etag: String?) {
+            self.href = href
+            self.etag = etag
+        }
+    }
+
+    /// A local contact that differs from what a remote last saw, with that base state (nil: never synced there).
+    public struct LocalChange: Sendable {
+        public var contact: StoredContact
+        public var base: RemoteItemState?
+    }
+
+    /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk.
+    public func beginListing() throws {
+        try db.execute(
+            """
+            CREATE TEMP TABLE IF NOT EXISTS sync_listing (
+                href TEXT PRIMARY KEY, etag TEXT, removed INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            DELETE FROM temp.sync_listing;
+            """)
+    }
+
+    /// Adds up to `chunkLimit` entries in one transaction; a later entry for the same href replaces an earlier one.
+    public func addToListing(_ entries: [ListedEntry]) throws {
+        guard entries.count <= Self.chunkLimit else {
+            throw ContactStoreError(.chunkTooLarge, "\(entries.count) listing entries; at most \(Self.chunkLimit)")
+        }
+        try db.transaction {
+            for entry in entries {
+                try db.run(
+                    "INSERT OR REPLACE INTO temp.sync_listing (href, etag, removed) VALUES (?, ?, ?)", entry.href,
+                    entry.etag, entry.etag == nil)
+            }
+        }
+    }
+
+    /// Turns the listing into the remote's changes: after a full listing, every saved item not listed was
+    /// removed; listed items whose ETag equals the saved one are unchanged and dropped; removals of hrefs this
+    /// remote never synced are dropped too (Radicale reports long-deleted items on a first sync-collection).
+    public func settleListing(remoteID: Int64, isFullListing: Bool) throws {
+        try db.transaction {
+            if isFullListing {
+                try db.run(
+                    """
+                    INSERT INTO temp.sync_listing (href, etag, removed)
+                    SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ?
+                    AND NOT EXISTS (SELECT 1 FROM temp.sync_listing l WHERE l.href = r.href)
+                    """, remoteID)
+            }
+            try db.run(
+                """
+                DELETE FROM temp.sync_listing WHERE removed = 0 AND EXISTS (
+                    SELECT 1 FROM remote_items r WHERE r.remote_id = ? AND r.href = sync_listing.href
+                    AND r.etag = sync_listing.etag)
+                """, remoteID)
+            try db.run(
+                """
+                DELETE FROM temp.sync_listing WHERE removed = 1 AND NOT EXISTS (
+                    SELECT 1 FROM remote_items r WHERE r.remote_id = ? AND r.href = sync_listing.href)
+                """, remoteID)
+        }
+    }
+
+    /// The listing's changed (or removed) entries after `href`, in href order.
+    public func listing(removed: Bool, after href: String?, limit: Int = ContactStore.chunkLimit) throws -> [ListedEntry]
+    {
+        try Self.checkLimit(limit)
+        return try db.query(
+            "SELECT href, etag FROM temp.sync_listing WHERE removed = ? AND href > ? ORDER BY href LIMIT ?", removed,
+            href ?? "", limit
+        ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1)) }
+    }
+
+    /// Whether the listing reports `href` as removed (an item that moved shows up as removed here and new there).
+    public func listingHasRemoval(_ href: String) throws -> Bool {
+        try db.scalarInt64("SELECT 1 FROM temp.sync_listing WHERE href = ? AND removed = 1", href) != nil
+    }
+
+    public func listingCount(removed: Bool) throws -> Int {
+        Int(try db.scalarInt64("SELECT count(*) FROM temp.sync_listing WHERE removed = ?", removed) ?? 0)
+    }
+
+    /// How many contacts this remote has and the store deleted: the deletions a sync would send there.
+    public func pendingRemoteDeletions(remoteID: Int64) throws -> Int {
+        Int(
+            try db.scalarInt64(
+                """
+                SELECT count(*) FROM remote_items r JOIN contacts c ON c.uid = r.uid
+                WHERE r.remote_id = ? AND c.deleted = 1
+                """, remoteID) ?? 0)
+    }
+
+    /// Local contacts changed after `seq` (up to `upper`) that differ from what this remote last saw: live ones it
+    /// does not have or has another version of, and deleted ones it still has. In change order, a page at a time.
+    public func localChanges(
+        remoteID: Int64, after seq: Int64, upTo upper: Int64, limit: Int = ContactStore.chunkLimit
+    ) throws -> [LocalChange] {
+        try Self.checkLimit(limit)
+        let columns = Self.contactColumns.split(separator: ",").map { "c." + $0.trimmingSpaces }.joined(separator: ", ")
+        return try db.query(
+            """
+            SELECT \(columns), r.href, r.etag, r.hash FROM contacts c
+            LEFT JOIN remote_items r ON r.remote_id = ? AND r.uid = c.uid
+            WHERE c.change_seq > ? AND c.change_seq <= ?
+            AND ((c.deleted = 0 AND (r.uid IS NULL OR r.hash <> c.hash)) OR (c.deleted = 1 AND r.uid IS NOT NULL))
+            ORDER BY c.change_seq LIMIT ?
+            """, remoteID, seq, upper, limit
+        ) { row in
+            let contact = try Self.storedContact(row)
+            let base = try row.optionalString(9).map { href in
+                RemoteItemState(
+                    remoteID: remoteID, uid: contact.uid, href: href, etag: try row.optionalString(10),
+                    hash: try row.string(11))
+            }
+            return LocalChange(contact: contact, base: base)
+        }
+    }
+
+    /// Keeps a version that is about to be lost (a conflict's loser that only the remote had) in history.
+    public func archive(uid: String, vcard: String, hash: String, reason: String, remoteID: Int64?) throws {
+        try recordHistory(uid: uid, vcard: vcard, hash: hash, reason: reason, remoteID: remoteID, at: now())
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String { String(drop { $0 == " " }) }
+}

@@ -1,0 +1,28 @@
+import VCard
+
+/// One write to a remote; a batch of them may run concurrently (CardDAV: at most the configured concurrency).
+public enum RemoteWrite: Sendable {
+    case create(Card)
+    case update(href: String, etag: String, card: Card)
+    case delete(href: String, etag: String)
+}
+
+extension AddressBook {
+    /// Carries out independent writes and returns one result per write, in order: the entry written (nil for a
+    /// delete) or that write's error. The default runs them one after the other.
+    public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
+        writes.map { write in
+            Result {
+                switch write {
+                case .create(let card):
+                    return try create(card)
+                case .update(let href, let etag, let card):
+                    return RemoteEntry(href: href, etag: try update(href: href, etag: etag, with: card))
+                case .delete(let href, let etag):
+                    try delete(href: href, etag: etag)
+                    return nil
+                }
+            }.mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+        }
+    }
+}

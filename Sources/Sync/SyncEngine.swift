@@ -1,0 +1,42 @@
+import ContactStore
+import Logging
+
+/// Keeps the store and remote address books in step, one remote at a time, so that a change made in one reaches
+/// the others on the same pass (DESIGN.md "The data path").
+public final class SyncEngine {
+    let store: ContactStore
+    let logger: Logger
+
+    public init(store: ContactStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Syncs one remote. Errors of single items are counted in the report; a failure that stops the run (the
+    /// remote unreachable, a wrong password) ends it with outcome `.failed` and the reason in `message`. Only the
+    /// store itself failing throws.
+    public func sync(
+        _ book: AddressBook, kind: Remote.Kind, url: String, options: SyncOptions,
+        progress: ((SyncProgress) -> Void)? = nil
+    ) throws -> SyncReport {
+        let remote = try store.remote(named: book.name) ?? store.addRemote(name: book.name, kind: kind, url: url)
+        let runID = options.dryRun ? nil : try store.beginSyncRun(remoteID: remote.id)
+        var logger = self.logger
+        logger[metadataKey: "remote.name"] = "\(book.name)"
+        let session = SyncSession(
+            store: store, book: book, remote: remote, options: options, logger: logger, progress: progress)
+        do {
+            try session.run()
+        } catch let error as RemoteError {
+            session.report.outcome = .failed
+            session.report.message = error.message
+            logger.warning("Sync stopped", metadata: ["sync.error": "\(error.message)"])
+        }
+        if let runID {
+            try store.finishSyncRun(
+                id: runID, outcome: session.report.outcome, counts: session.report.counts,
+                message: session.report.message)
+        }
+        return session.report
+    }
+}

@@ -1,0 +1,56 @@
+import ContactStore
+
+public struct SyncOptions: Sendable {
+    public var policy: ConflictPolicy
+    /// A run that would delete more than this share of the items synced with a remote holds its deletions.
+    public var maxDeleteShare: Double
+    /// Deletions a person confirmed (`sync --confirm-deletions`, a long button press).
+    public var confirmDeletions: Bool
+    /// Decide and count, but write nothing on either side.
+    public var dryRun: Bool
+
+    /// This many deletions never need confirmation, whatever the share: deleting one of three contacts on a phone
+    /// must simply sync.
+    public static let deletionsAlwaysAllowed = 5
+
+    public init(
+        policy: ConflictPolicy = .newest, maxDeleteShare: Double = 0.3, confirmDeletions: Bool = false,
+        dryRun: Bool = false
+    ) {
+        self.policy = policy
+        self.maxDeleteShare = maxDeleteShare
+        self.confirmDeletions = confirmDeletions
+        self.dryRun = dryRun
+    }
+}
+
+/// What one run did with one remote, for the CLI summary, the journal and the status page.
+public struct SyncReport: Sendable {
+    public var remote: String
+    public var outcome: SyncOutcome
+    public var counts = SyncCounts()
+    /// Deletions not made because they need a person's confirmation.
+    public var heldDeletions = 0
+    /// One line per item that failed, at most `errorLimit` of them (the count is in `counts.errors`).
+    public var errors: [String] = []
+    public var message: String?
+
+    public static let errorLimit = 50
+
+    public init(remote: String, outcome: SyncOutcome) {
+        self.remote = remote
+        self.outcome = outcome
+    }
+
+    mutating func recordError(_ message: String) {
+        counts.errors += 1
+        if errors.count < Self.errorLimit { errors.append(message) }
+    }
+}
+
+/// Where a run is, for a progress bar.
+public struct SyncProgress: Sendable {
+    public var phase: String
+    public var done: Int
+    public var total: Int
+}

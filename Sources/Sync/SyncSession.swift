@@ -1,0 +1,225 @@
+import ContactStore
+import Logging
+import VCard
+
+/// One run against one remote: collect the remote's changes, then settle the items it changed, the items it
+/// removed, and the local changes it has not seen, each in chunks of at most 100 whose store changes commit in
+/// one transaction with the new saved state.
+final class SyncSession {
+    let store: ContactStore
+    let book: AddressBook
+    let remote: Remote
+    let options: SyncOptions
+    let logger: Logger
+    let progress: ((SyncProgress) -> Void)?
+    var report: SyncReport
+    /// Deletions are held for confirmation in this run (the remote suddenly looks empty, or too many would go).
+    var holdDeletions = false
+    /// Store changes of the current chunk, committed together once its remote writes are done.
+    var pending: [() throws -> Void] = []
+    /// Remote writes of the current chunk, carried out together (concurrently where the remote can).
+    var writes: [(write: RemoteWrite, completion: (Result<RemoteEntry?, RemoteError>) throws -> Void)] = []
+    /// UIDs re-planned after a 412 in this run: a second 412 is an error, never a loop.
+    var replanned: Set<String> = []
+    /// UIDs whose change did not reach the remote in this run (an error, or a held deletion): the local watermark
+    /// must stay below them so that the next run tries again.
+    var unsettled: Set<String> = []
+
+    init(
+        store: ContactStore, book: AddressBook, remote: Remote, options: SyncOptions, logger: Logger,
+        progress: ((SyncProgress) -> Void)?
+    ) {
+        self.store = store
+        self.book = book
+        self.remote = remote
+        self.options = options
+        self.logger = logger
+        self.progress = progress
+        self.report = SyncReport(remote: book.name, outcome: .ok)
+    }
+
+    func run() throws {
+        let feed = try collectRemoteChanges()
+        try checkDeletionGuard(feed)
+        try settleRemoteChanges()
+        try settleRemoteRemovals()
+        try settleLocalChanges()
+        if holdDeletions {
+            report.outcome = .needsConfirmation
+        } else if !options.dryRun, feed.newToken != remote.syncToken {
+            // Stored last: every change before the token is applied by now.
+            try store.setSyncToken(feed.newToken, remoteID: remote.id)
+        }
+        logger.info(
+            "Sync finished",
+            metadata: [
+                "sync.uploaded": "\(report.counts.uploaded)", "sync.downloaded": "\(report.counts.downloaded)",
+                "sync.updated": "\(report.counts.updated)", "sync.deleted": "\(report.counts.deleted)",
+                "sync.conflicts": "\(report.counts.conflicts)", "sync.errors": "\(report.counts.errors)",
+            ])
+    }
+
+    // MARK: Collecting
+
+    private func collectRemoteChanges() throws -> ChangeFeed {
+        try store.beginListing()
+        var buffer: [ContactStore.ListedEntry] = []
+        var listed = 0
+        func flush() throws {
+            try store.addToListing(buffer)
+            buffer.removeAll(keepingCapacity: true)
+            progress?(SyncProgress(phase: "Listing", done: listed, total: 0))
+        }
+        let feed = try book.changes(
+            since: remote.syncToken,
+            changed: { entry in
+                listed += 1
+                buffer.append(ContactStore.ListedEntry(href: entry.href, etag: entry.etag))
+                if buffer.count == ContactStore.chunkLimit { try flush() }
+            },
+            removed: { href in
+                buffer.append(ContactStore.ListedEntry(href: href, etag: nil))
+                if buffer.count == ContactStore.chunkLimit { try flush() }
+            })
+        try flush()
+        try store.settleListing(remoteID: remote.id, isFullListing: feed.isFullListing)
+        remoteListedNothing = feed.isFullListing && listed == 0
+        return feed
+    }
+
+    private var remoteListedNothing = false
+
+    /// DESIGN.md "Safety first": a remote that suddenly lists empty, or a run that would delete more than the
+    /// configured share, deletes nothing until a person confirms.
+    private func checkDeletionGuard(_ feed: ChangeFeed) throws {
+        let synced = try store.remoteItemCount(remoteID: remote.id)
+        guard synced > 0, !options.confirmDeletions else { return }
+        let deletions = try store.listingCount(removed: true) + store.pendingRemoteDeletions(remoteID: remote.id)
+        if remoteListedNothing {
+            holdDeletions = true
+            report.message =
+                "\(book.name) lists no contacts, but \(synced) were synced with it before; nothing was deleted."
+                + " Confirm to delete them here too."
+        } else if deletions > SyncOptions.deletionsAlwaysAllowed,
+            Double(deletions) > options.maxDeleteShare * Double(synced)
+        {
+            holdDeletions = true
+            report.message =
+                "this run would delete \(deletions) of \(synced) contacts synced with \(book.name)"
+                + " (more than \(Int(options.maxDeleteShare * 100))%); nothing was deleted. Confirm to proceed."
+        }
+        if holdDeletions {
+            report.heldDeletions = deletions
+            logger.warning("Deletions held for confirmation", metadata: ["sync.deletions": "\(deletions)"])
+        }
+    }
+
+    // MARK: Settling
+
+    /// Items the remote added or changed, fetched 100 at a time.
+    private func settleRemoteChanges() throws {
+        let total = try store.listingCount(removed: false)
+        var done = 0
+        var after: String?
+        while true {
+            let page = try store.listing(removed: false, after: after)
+            guard let last = page.last else { return }
+            after = last.href
+            var cards: [RemoteCard] = []
+            try book.fetch(page.map(\.href)) { result in
+                switch result {
+                case .success(let card): cards.append(card)
+                case .failure(let error): report.recordError("\(book.name): \(error.message)")
+                }
+            }
+            for card in cards { try settleFetched(card) }
+            try commitChunk()
+            done += page.count
+            progress?(SyncProgress(phase: "Receiving", done: done, total: total))
+        }
+    }
+
+    /// Items the remote no longer has.
+    private func settleRemoteRemovals() throws {
+        var after: String?
+        while true {
+            let page = try store.listing(removed: true, after: after)
+            guard let last = page.last else { return }
+            after = last.href
+            for entry in page {
+                guard let base = try store.remoteItem(remoteID: remote.id, href: entry.href) else { continue }
+                try settle(uid: base.uid, base: base, local: try store.contact(uid: base.uid), remote: .removed)
+            }
+            try commitChunk()
+        }
+    }
+
+    /// Local changes this remote has not seen, in change order from the remote's watermark.
+    private func settleLocalChanges() throws {
+        let upper = try store.currentChangeSeq()
+        var cursor = remote.syncedSeq
+        var firstUnsettled: Int64?
+        while true {
+            let page = try store.localChanges(remoteID: remote.id, after: cursor, upTo: upper)
+            guard let last = page.last else { break }
+            cursor = last.contact.changeSeq
+            for change in page {
+                // The remote's own changes were settled above, so its side is as the base says (or absent).
+                let remoteSide: RemoteState = change.base == nil ? .removed : .unchangedSinceBase
+                try settle(uid: change.contact.uid, base: change.base, local: change.contact, remote: remoteSide)
+            }
+            try commitChunk()
+            if firstUnsettled == nil, let first = page.first(where: { unsettled.contains($0.contact.uid) }) {
+                firstUnsettled = first.contact.changeSeq
+            }
+            progress?(
+                SyncProgress(
+                    phase: "Sending", done: Int(cursor - remote.syncedSeq), total: Int(upper - remote.syncedSeq)))
+        }
+        if !options.dryRun {
+            // Everything below the first item left unsettled has reached the remote.
+            try store.setSyncedSeq(firstUnsettled.map { $0 - 1 } ?? upper, remoteID: remote.id)
+        }
+    }
+
+    /// Carries out the chunk's remote writes, then commits its store changes in one transaction. A failure that
+    /// stops the run (unreachable, unauthorised) still commits what was written before it, so that nothing is
+    /// written twice next time.
+    func commitChunk() throws {
+        var stop: RemoteError?
+        while !writes.isEmpty, stop == nil {
+            let batch = writes
+            writes.removeAll()
+            let results =
+                options.dryRun
+                ? batch.map { .success(RemoteEntry(href: $0.write.href ?? "", etag: "")) }
+                : book.perform(batch.map(\.write))
+            for (item, result) in zip(batch, results) {
+                if case .failure(let error) = result, error.stopsTheRun {
+                    stop = stop ?? error
+                    continue
+                }
+                try item.completion(result)
+            }
+        }
+        writes.removeAll()
+        let work = pending
+        pending.removeAll()
+        if !options.dryRun, !work.isEmpty {
+            try store.transaction {
+                for step in work { try step() }
+            }
+        }
+        if let stop { throw stop }
+    }
+}
+
+extension RemoteError {
+    /// Errors about the remote as a whole, not one item.
+    var stopsTheRun: Bool {
+        switch kind {
+        case .unauthorized, .unavailable, .notFound, .invalidSyncToken, .malformed: true
+        case .preconditionFailed, .rejected: false
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Sync
+import VCard
+
+/// An in-memory remote for unit tests (the integration tests use Radicale and real folders). It keeps a change
+/// log so it can answer with sync tokens like a CardDAV server, or list everything like a folder.
+final class FakeAddressBook: AddressBook {
+    let name: String
+    var writeVersion = "3.0"
+    let usesTokens: Bool
+    private(set) var items: [String: (etag: String, text: String)] = [:]
+    private var log: [(href: String, removed: Bool)] = []
+    private var etagCounter = 0
+    /// Requests by kind, for tests that count round trips.
+    private(set) var calls: [String: Int] = [:]
+    /// Makes the next write to this href fail with this error once.
+    var failNextWrite: [String: RemoteError] = [:]
+    /// Makes every call fail, like a server that is down.
+    var unavailable = false
+
+    init(name: String = "fake", usesTokens: Bool = true) {
+        self.name = name
+        self.usesTokens = usesTokens
+    }
+
+    // MARK: What a person does on the remote side
+
+    func put(_ text: String, at href: String) {
+        etagCounter += 1
+        items[href] = ("\"e\(etagCounter)\"", text)
+        log.append((href, false))
+    }
+
+    func remove(_ href: String) {
+        items[href] = nil
+        log.append((href, true))
+    }
+
+    var cards: [String: Card] {
+        items.compactMapValues { item in
+            var reader = CardReader(text: item.text)
+            return try? reader.next()?.get().card
+        }
+    }
+
+    // MARK: AddressBook
+
+    func changes(
+        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
+    ) throws -> ChangeFeed {
+        try check("changes")
+        if usesTokens, let token, let start = Int(token), start <= log.count {
+            var latest: [String: Bool] = [:]
+            for entry in log[start...] { latest[entry.href] = entry.removed }
+            for (href, wasRemoved) in latest.sorted(by: { $0.key < $1.key }) {
+                if wasRemoved || items[href] == nil {
+                    try removed(href)
+                } else if let item = items[href] {
+                    try changed(RemoteEntry(href: href, etag: item.etag))
+                }
+            }
+            return ChangeFeed(newToken: String(log.count), isFullListing: false)
+        }
+        for (href, item) in items.sorted(by: { $0.key < $1.key }) {
+            try changed(RemoteEntry(href: href, etag: item.etag))
+        }
+        return ChangeFeed(newToken: usesTokens ? String(log.count) : nil, isFullListing: true)
+    }
+
+    func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {
+        try check("fetch")
+        precondition(hrefs.count <= 100, "fetch batches are at most 100")
+        for href in hrefs {
+            guard let item = items[href] else { continue }
+            var reader = CardReader(text: item.text)
+            switch reader.next() {
+            case .success(let parsed):
+                try body(.success(RemoteCard(href: href, etag: item.etag, card: parsed.card)))
+            case .failure(let error):
+                try body(.failure(RemoteError(.rejected(status: 0), "\(href): \(error)")))
+            case nil:
+                try body(.failure(RemoteError(.rejected(status: 0), "\(href): empty")))
+            }
+        }
+    }
+
+    func create(_ card: Card) throws -> RemoteEntry {
+        try check("create")
+        let href = Card.fileName(forUID: card.uid ?? "")
+        try injectedFailure(href)
+        guard items[href] == nil else { throw RemoteError(.preconditionFailed, "\(href) exists") }
+        put(card.serialized(), at: href)
+        return RemoteEntry(href: href, etag: items[href]?.etag ?? "")
+    }
+
+    func update(href: String, etag: String, with card: Card) throws -> String {
+        try check("update")
+        try injectedFailure(href)
+        guard let item = items[href], item.etag == etag else {
+            throw RemoteError(.preconditionFailed, "\(href) changed")
+        }
+        put(card.serialized(), at: href)
+        return items[href]?.etag ?? ""
+    }
+
+    func delete(href: String, etag: String) throws {
+        try check("delete")
+        try injectedFailure(href)
+        guard let item = items[href] else { return }
+        guard item.etag == etag else { throw RemoteError(.preconditionFailed, "\(href) changed") }
+        remove(href)
+    }
+
+    private func check(_ call: String) throws {
+        calls[call, default: 0] += 1
+        if unavailable { throw RemoteError(.unavailable(retryAfter: nil), "\(name) is down") }
+    }
+
+    private func injectedFailure(_ href: String) throws {
+        if let error = failNextWrite.removeValue(forKey: href) { throw error }
+    }
+}

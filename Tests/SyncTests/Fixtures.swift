@@ -1,0 +1,57 @@
+import ContactStore
+import Logging
+import Sync
+import TestSupport
+import VCard
+
+func cardText(_ uid: String, _ name: String, note: String? = nil, rev: String? = nil) -> String {
+    var lines = ["BEGIN:VCARD", "VERSION:3.0", "UID:\(uid)", "FN:\(name)", "N:\(name);;;;"]
+    if let note { lines.append("NOTE:\(note)") }
+    if let rev { lines.append("REV:\(rev)") }
+    return (lines + ["END:VCARD"]).joined(separator: "\r\n") + "\r\n"
+}
+
+func makeCard(_ uid: String, _ name: String, note: String? = nil, rev: String? = nil) throws -> Card {
+    var reader = CardReader(text: cardText(uid, name, note: note, rev: rev))
+    guard case .success(let parsed) = reader.next() else { throw FixtureError.unparsable }
+    return parsed.card
+}
+
+enum FixtureError: Error { case unparsable }
+
+/// A store in a fresh temporary folder, and an engine over it.
+final class SyncFixture {
+    let directory: TemporaryDirectory
+    let store: ContactStore
+    let engine: SyncEngine
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try ContactStore(path: directory.file("contacts.sqlite"))
+        engine = SyncEngine(store: store, logger: Logger(label: "test"))
+    }
+
+    @discardableResult
+    func sync(_ book: FakeAddressBook, _ options: SyncOptions = SyncOptions()) throws -> SyncReport {
+        try engine.sync(book, kind: .carddav, url: "fake://\(book.name)", options: options)
+    }
+
+    /// Live contacts as uid → content hash.
+    func localContents() throws -> [String: String] {
+        var result: [String: String] = [:]
+        var cursor: ContactCursor?
+        while true {
+            let page = try store.contacts(after: cursor)
+            for contact in page { result[contact.uid] = contact.hash }
+            guard let last = page.last else { return result }
+            cursor = last.cursor
+        }
+    }
+}
+
+extension FakeAddressBook {
+    /// Remote cards as uid → content hash.
+    var contents: [String: String] {
+        Dictionary(cards.values.compactMap { card in card.uid.map { ($0, card.contentHash) } }) { first, _ in first }
+    }
+}

@@ -1,1 +1,69 @@
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
 #include <curl/curl.h>
+
+// Typed wrappers for libcurl's variadic functions, which Swift cannot call (STYLE.md 1).
+// Only the HTTP module imports this; nothing here appears in a public Swift API.
+
+static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// libcurl copies strings passed this way (CURLOPT_URL, CURLOPT_USERNAME...), except CURLOPT_POSTFIELDS.
+static inline CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_writefunction(CURL *handle, CURLoption option, curl_write_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_readfunction(CURL *handle, curl_read_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_seekfunction(CURL *handle, curl_seek_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+// Macros Swift does not import.
+static const long ccurl_global_default = CURL_GLOBAL_DEFAULT;
+static const unsigned long ccurl_auth_basic = CURLAUTH_BASIC;
+static const unsigned long ccurl_auth_digest = CURLAUTH_DIGEST;
+static const unsigned long ccurl_auth_none = CURLAUTH_NONE;
+static const long ccurl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
+static const size_t ccurl_readfunc_abort = CURL_READFUNC_ABORT;
+static const int ccurl_seekfunc_ok = CURL_SEEKFUNC_OK;
+static const int ccurl_seekfunc_cantseek = CURL_SEEKFUNC_CANTSEEK;
+static const long ccurl_pipe_multiplex = CURLPIPE_MULTIPLEX;
+
+#endif

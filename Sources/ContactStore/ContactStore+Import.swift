@@ -4,8 +4,10 @@ import VCard
 // Importing a .vcf file, one chunk of cards per transaction. Import never overwrites: an exact duplicate is merged
 // into what is stored, and a card whose UID is taken by different content is kept next to it under a fresh UID.
 extension ContactStore {
-    /// Imports up to `chunkLimit` cards in one transaction and says what happened to each, in order.
-    public func importChunk(_ cards: [Card]) throws -> [ImportOutcome] {
+    /// Imports up to `chunkLimit` cards in one transaction and says what happened to each, in order. With
+    /// `updating`, a card whose UID is taken by a different live contact replaces it (the old version goes to
+    /// history) instead of being kept beside it: re-importing an edited export.
+    public func importChunk(_ cards: [Card], updating: Bool = false) throws -> [ImportOutcome] {
         guard cards.count <= Self.chunkLimit else {
             throw ContactStoreError(
                 .chunkTooLarge, "\(cards.count) cards in one import chunk; at most \(Self.chunkLimit) per transaction")
@@ -15,13 +17,13 @@ extension ContactStore {
             var outcomes: [ImportOutcome] = []
             outcomes.reserveCapacity(cards.count)
             for card in cards {
-                outcomes.append(try importCard(card, at: time))
+                outcomes.append(try importCard(card, updating: updating, at: time))
             }
             return outcomes
         }
     }
 
-    private func importCard(_ incoming: Card, at time: Int64) throws -> ImportOutcome {
+    private func importCard(_ incoming: Card, updating: Bool, at time: Int64) throws -> ImportOutcome {
         // The hash ignores UID, PRODID and REV: the same person exported twice is the same contact.
         let hash = incoming.contentHash
         if let existingUID = try db.scalarString(
@@ -45,6 +47,11 @@ extension ContactStore {
             // The tombstone's content is already in history (written when it was deleted).
             try replaceContact(id: existing.id, with: card, vcard: card.serialized(), hash: hash, at: time)
             return .inserted(uid)
+        }
+        if updating {
+            try recordHistory(existing, reason: "replaced by import", remoteID: nil, at: time)
+            try replaceContact(id: existing.id, with: card, vcard: card.serialized(), hash: hash, at: time)
+            return .updated(uid)
         }
         // Same UID, different content: two contacts claim one identity. Keep both; the newcomer moves to a fresh
         // UID, and its version as it arrived goes to history so the rename can be traced and undone.

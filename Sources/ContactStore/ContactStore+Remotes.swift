@@ -2,7 +2,7 @@ import SQLite
 
 // The remotes and, per remote, the state of each item after the last sync. Plain CRUD: the sync engine decides.
 extension ContactStore {
-    static let remoteColumns = "id, name, kind, url, sync_token, created_at, synced_seq"
+    static let remoteColumns = "id, name, kind, url, sync_token, created_at, synced_seq, book_url, capabilities"
 
     /// Adds a remote; its name must be unused (a constraint violation otherwise).
     public func addRemote(name: String, kind: Remote.Kind, url: String) throws -> Remote {
@@ -30,6 +30,26 @@ extension ContactStore {
         try db.run("UPDATE remotes SET sync_token = ? WHERE id = ?", token, remoteID)
     }
 
+    /// Records what discovery found for a remote.
+    public func setDiscovery(bookURL: String, capabilities: [String], remoteID: Int64) throws {
+        try db.run(
+            "UPDATE remotes SET book_url = ?, capabilities = ? WHERE id = ?", bookURL,
+            capabilities.joined(separator: ","), remoteID)
+    }
+
+    /// Points a remote at another place: everything known about the old one (saved item states, token, watermark,
+    /// discovery) is forgotten, and the next sync starts afresh, matching contacts by UID and content.
+    public func resetRemote(id: Int64, url: String) throws {
+        try db.transaction {
+            try db.run("DELETE FROM remote_items WHERE remote_id = ?", id)
+            try db.run(
+                """
+                UPDATE remotes SET url = ?, sync_token = NULL, synced_seq = 0, book_url = NULL, capabilities = NULL
+                WHERE id = ?
+                """, url, id)
+        }
+    }
+
     /// Records that every local change up to `seq` has reached the remote.
     public func setSyncedSeq(_ seq: Int64, remoteID: Int64) throws {
         try db.run("UPDATE remotes SET synced_seq = ? WHERE id = ?", seq, remoteID)
@@ -49,7 +69,9 @@ extension ContactStore {
         }
         return Remote(
             id: try row.int64(0), name: try row.string(1), kind: kind, url: try row.string(3),
-            syncToken: try row.optionalString(4), createdAt: try row.int64(5), syncedSeq: try row.int64(6))
+            syncToken: try row.optionalString(4), createdAt: try row.int64(5), syncedSeq: try row.int64(6),
+            bookURL: try row.optionalString(7),
+            capabilities: (try row.optionalString(8) ?? "").split(separator: ",").map(String.init))
     }
 
     // MARK: Item states

@@ -17,9 +17,13 @@ public struct Remote: Sendable, Equatable {
     public var createdAt: Int64
     /// Local changes up to this change sequence number have reached this remote.
     public var syncedSeq: Int64
+    /// The address book discovery found at `url` (CardDAV), and what it supports ("sync", "4.0").
+    public var bookURL: String?
+    public var capabilities: [String]
 
     public init(
-        id: Int64, name: String, kind: Kind, url: String, syncToken: String?, createdAt: Int64, syncedSeq: Int64 = 0
+        id: Int64, name: String, kind: Kind, url: String, syncToken: String?, createdAt: Int64, syncedSeq: Int64 = 0,
+        bookURL: String? = nil, capabilities: [String] = []
     ) {
         self.id = id
         self.name = name
@@ -28,6 +32,8 @@ public struct Remote: Sendable, Equatable {
         self.syncToken = syncToken
         self.createdAt = createdAt
         self.syncedSeq = syncedSeq
+        self.bookURL = bookURL
+        self.capabilities = capabilities
     }
 }
 

@@ -118,5 +118,9 @@ enum Schema {
         -- Per remote: every local change with a change_seq at or below this has been synced to the remote, so a
         -- sync looks only at later ones (DESIGN.md: change detection is incremental on both sides).
         ALTER TABLE remotes ADD COLUMN synced_seq INTEGER NOT NULL DEFAULT 0;
+        -- What discovery found for a CardDAV remote (the address book's URL, "sync" and "4.0" when supported), so
+        -- that a sync with nothing to do is one request, not a discovery walk.
+        ALTER TABLE remotes ADD COLUMN book_url TEXT;
+        ALTER TABLE remotes ADD COLUMN capabilities TEXT;
         """
 }

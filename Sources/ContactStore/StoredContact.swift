@@ -81,4 +81,6 @@ public enum ImportOutcome: Sendable, Equatable {
     case merged(existingUID: String)
     /// Its UID belonged to a different live contact: both are kept, the newcomer under a fresh UID.
     case renamed(from: String, to: String)
+    /// Imported with `updating`: it replaced the live contact with its UID, whose old version went to history.
+    case updated(String)
 }

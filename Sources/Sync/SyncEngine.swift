@@ -20,6 +20,7 @@ public final class SyncEngine {
         progress: ((SyncProgress) -> Void)? = nil
     ) throws -> SyncReport {
         let remote = try store.remote(named: book.name) ?? store.addRemote(name: book.name, kind: kind, url: url)
+        _ = try store.markUnfinishedSyncRunsInterrupted()  // a run cut off by a kill or power loss
         let runID = options.dryRun ? nil : try store.beginSyncRun(remoteID: remote.id)
         var logger = self.logger
         logger[metadataKey: "remote.name"] = "\(book.name)"
@@ -30,6 +31,7 @@ public final class SyncEngine {
         } catch let error as RemoteError {
             session.report.outcome = .failed
             session.report.message = error.message
+            session.report.failure = error
             logger.warning("Sync stopped", metadata: ["sync.error": "\(error.message)"])
         }
         if let runID {

@@ -34,6 +34,8 @@ public struct SyncReport: Sendable {
     /// One line per item that failed, at most `errorLimit` of them (the count is in `counts.errors`).
     public var errors: [String] = []
     public var message: String?
+    /// What stopped the run, when it did not finish (outcome `.failed`).
+    public var failure: RemoteError?
 
     public static let errorLimit = 50
 

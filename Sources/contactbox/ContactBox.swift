@@ -12,12 +12,17 @@ struct ContactBox: ParsableCommand {
             The store is one SQLite file: /var/lib/contactbox/contacts.sqlite on the appliance, or the path given \
             with --db or the CONTACTBOX_DB environment variable.
 
-            Exit codes: 0 done; 1 check found problems or a contact was not found; 64 bad usage; \
-            65 some input cards were skipped (the rest were imported); 66 an input file is missing or unreadable; \
-            73 an output file could not be written; 74 the store could not be read or written.
+            Exit codes: 0 done; 1 check found problems, a contact was not found, or some contacts could not be \
+            synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
+            cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 73 an output \
+            file could not be written; 74 the store could not be read or written; 75 a remote could not be \
+            reached (try again later); 77 a remote refused the login; 78 the configuration is wrong.
             """,
         version: "\(version) (build \(buildID))",
-        subcommands: [ImportCommand.self, ExportCommand.self, ListCommand.self, ShowCommand.self, CheckCommand.self]
+        subcommands: [
+            SyncCommand.self, DiscoverCommand.self, ImportCommand.self, ExportCommand.self, ListCommand.self,
+            ShowCommand.self, CheckCommand.self, CheckConfigCommand.self,
+        ]
     )
 
     static func main() {
@@ -33,4 +38,9 @@ enum Exit {
     static let noInput = ExitCode(66)
     static let cannotCreate = ExitCode(73)
     static let ioError = ExitCode(74)
+    /// Deletions wait for a person: not an error, not done either.
+    static let needsConfirmation = ExitCode(10)
+    static let temporaryFailure = ExitCode(75)
+    static let noPermission = ExitCode(77)
+    static let configError = ExitCode(78)
 }

@@ -10,17 +10,22 @@ struct ImportCommand: ParsableCommand {
             A file may hold any number of cards (vCard 2.1, 3.0 or 4.0); a folder is read as one card per .vcf \
             file (a vdir, as vdirsyncer and khard keep them). A card with a problem is reported with its file \
             and line and skipped alone. An exact duplicate of a stored contact is merged; a card whose UID is \
-            taken by a different contact is kept too, under a fresh UID.
+            taken by a different contact is kept too, under a fresh UID, unless --update is given: then it \
+            replaces that contact, whose old version stays in the store's history.
             """)
 
     @OptionGroup var store: StoreOptions
+
+    @Flag(help: "Replace a stored contact with a card of the same UID (re-importing an edited export).")
+    var update = false
 
     @Argument(help: ArgumentHelp("Files or folders to import.", valueName: "file-or-folder"))
     var inputs: [String]
 
     func run() throws {
         let contacts = try store.open()
-        var importer = Importer(store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) })
+        var importer = Importer(
+            store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) }, updating: update)
         let started = monotonicMillis()
         var missing = false
         for input in inputs {

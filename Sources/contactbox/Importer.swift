@@ -12,6 +12,7 @@ struct Importer {
         var imported = 0
         var merged = 0
         var renamed = 0
+        var updated = 0
         var repaired = 0
         var skipped = 0
 
@@ -19,6 +20,7 @@ struct Importer {
             var parts = ["imported \(imported)"]
             if merged > 0 { parts.append("merged \(merged) exact duplicate\(merged == 1 ? "" : "s")") }
             if renamed > 0 { parts.append("kept \(renamed) under a fresh UID") }
+            if updated > 0 { parts.append("updated \(updated)") }
             if repaired > 0 { parts.append("repaired \(repaired)") }
             parts.append("skipped \(skipped)\(skipped > 0 ? " (reasons above)" : "")")
             let sentence = parts.joined(separator: ", ")
@@ -31,6 +33,7 @@ struct Importer {
     static let noticeLimit = 10
 
     let store: ContactStore
+    let updating: Bool
     private(set) var summary = Summary()
     private var progress: ProgressBar
     private var bytesBefore = 0
@@ -38,8 +41,9 @@ struct Importer {
     private var chunk: [Card] = []
     private var chunkOrigins: [String] = []
 
-    init(store: ContactStore, totalBytes: Int) {
+    init(store: ContactStore, totalBytes: Int, updating: Bool) {
         self.store = store
+        self.updating = updating
         progress = ProgressBar("Importing", total: totalBytes)
     }
 
@@ -80,13 +84,15 @@ struct Importer {
 
     private mutating func flush() throws {
         guard !chunk.isEmpty else { return }
-        let outcomes = try store.importChunk(chunk)
+        let outcomes = try store.importChunk(chunk, updating: updating)
         for (outcome, origin) in zip(outcomes, chunkOrigins) {
             switch outcome {
             case .inserted:
                 summary.imported += 1
             case .merged:
                 summary.merged += 1
+            case .updated:
+                summary.updated += 1
             case .renamed(let from, let to):
                 summary.imported += 1
                 summary.renamed += 1

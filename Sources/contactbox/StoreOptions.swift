@@ -12,6 +12,12 @@ struct StoreOptions: ParsableArguments {
             "The contact store (default: $CONTACTBOX_DB, else \(installedPath)).", valueName: "path"))
     var db: String?
 
+    init() {}
+
+    init(db: String?) {
+        self.db = db
+    }
+
     var path: String {
         if let db { return db }
         if let env = getenv("CONTACTBOX_DB"), env.pointee != 0 { return String(cString: env) }

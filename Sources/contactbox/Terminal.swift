@@ -21,14 +21,24 @@ enum Terminal {
 
 /// A one-line progress bar on stderr, redrawn at most ten times a second; silent when stderr is not a terminal.
 struct ProgressBar {
-    let label: String
-    let total: Int
+    private(set) var label: String
+    private(set) var total: Int
     private var lastDraw: Int64 = 0
     private var drawn = false
 
     init(_ label: String, total: Int) {
         self.label = label
         self.total = total
+    }
+
+    /// Switches the bar to another phase of the same work.
+    mutating func update(label: String, done: Int, total: Int) {
+        if label != self.label || total != self.total {
+            self.label = label
+            self.total = total
+            lastDraw = 0
+        }
+        update(done: done, items: done)
     }
 
     mutating func update(done: Int, items: Int) {

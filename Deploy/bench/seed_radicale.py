@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Benchmark data for the sync figures, without going through Radicale's slow PUT path.
+
+    seed_radicale.py collection FOLDER N        write N cards into a Radicale collection folder (server stopped)
+    seed_radicale.py edit-remote URL USER PASSWORD_FILE N TOTAL   change N of the seeded cards over HTTP
+    seed_radicale.py edit-local OUT.vcf N TOTAL  write N other seeded cards, changed, for `contactbox import --update`
+
+Cards come from gen_contacts.card() with seed 7, so every command sees the same N cards; file names are the UIDs.
+"""
+import base64
+import json
+import os
+import random
+import sys
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_contacts import card  # noqa: E402
+
+
+def cards(total):
+    rng = random.Random(7)
+    for _ in range(total):
+        data = card(rng)
+        uid = data.split(b"\r\nUID:", 1)[1].split(b"\r\n", 1)[0].decode()
+        yield uid, data
+
+
+def changed(data, note):
+    return data.replace(b"\r\nEND:VCARD", f"\r\nX-BENCH-EDIT:{note}\r\nEND:VCARD".encode())
+
+
+def collection(folder, total):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, ".Radicale.props"), "w") as props:
+        json.dump({"tag": "VADDRESSBOOK", "D:displayname": "bench"}, props)
+    for uid, data in cards(total):
+        with open(os.path.join(folder, uid + ".vcf"), "wb") as out:
+            out.write(data)
+
+
+def edit_remote(url, user, password_file, count, total):
+    password = open(password_file).read().strip()
+    auth = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+    step = max(1, total // count)
+    for index, (uid, data) in enumerate(cards(total)):
+        if index % step == 0 and index // step < count:
+            request = urllib.request.Request(url + uid + ".vcf", data=changed(data, "remote"), method="PUT")
+            request.add_header("Authorization", auth)
+            request.add_header("Content-Type", "text/vcard")
+            urllib.request.urlopen(request).read()
+
+
+def edit_local(out_path, count, total):
+    step = max(1, total // count)
+    with open(out_path, "wb") as out:
+        for index, (uid, data) in enumerate(cards(total)):
+            if index % step == step // 2 and index // step < count:
+                out.write(changed(data, "local"))
+
+
+if __name__ == "__main__":
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "collection":
+        collection(args[0], int(args[1]))
+    elif command == "edit-remote":
+        edit_remote(args[0], args[1], args[2], int(args[3]), int(args[4]))
+    elif command == "edit-local":
+        edit_local(args[0], int(args[1]), int(args[2]))
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,341 @@
+/// Turns a parsed TOML table into a ``Configuration``, noting every problem instead of stopping at the first, so
+/// that one run of `check-config` shows them all.
+struct ConfigurationReader {
+    /// One table of the file and how its problems are introduced (`remote "icloud": `).
+    struct Block {
+        var table: TOMLTable
+        var context: String
+    }
+
+    let path: String
+    private(set) var errors: [ConfigurationError] = []
+
+    init(path: String) {
+        self.path = path
+    }
+
+    static let rootKeys = ["store", "sync", "remote"]
+    static let syncKeys = ["interval", "full_check", "max_delete_share"]
+    static let commonRemoteKeys = ["name", "kind", "conflict"]
+    static let carddavKeys = [
+        "url", "username", "password_file", "password_credential", "auth", "ca_file", "ca_path", "concurrency",
+        "allow_insecure_http",
+    ]
+    static let vdirKeys = ["folder", "create_folder"]
+    /// Every key the file may hold, and `password`, which it must not: the keys a syntax error may quote.
+    static let allKeys = Set(rootKeys + syncKeys + commonRemoteKeys + carddavKeys + vdirKeys + ["password"])
+
+    mutating func read(_ root: TOMLTable) -> Configuration {
+        let top = Block(table: root, context: "")
+        checkKeys(top, allowed: Self.rootKeys)
+        let storePath = absolutePath(top, "store") ?? Configuration.defaultStorePath
+        var sync = SyncSettings()
+        if let value = root["sync"] {
+            if let table = value.table {
+                sync = readSync(Block(table: table, context: "[sync] "))
+            } else {
+                fail(top, "sync", "sync must be a table: write [sync] on a line of its own, its settings below")
+            }
+        }
+        var remotes: [RemoteConfiguration] = []
+        var nameLines: [String: Int?] = [:]
+        if let value = root["remote"] {
+            if let tables = value.array?.compactMap(\.table), tables.count == value.array?.count {
+                for (index, table) in tables.enumerated() {
+                    guard let remote = readRemote(table, index: index) else { continue }
+                    let line = table.line(of: "name") ?? table.line
+                    if let first = nameLines[remote.name] {
+                        errors.append(
+                            error(
+                                line, "name",
+                                "remote \"\(remote.name)\": another remote has this name"
+                                    + (first.map { " (line \($0))" } ?? "") + "; each needs its own"))
+                    } else {
+                        nameLines[remote.name] = line
+                    }
+                    remotes.append(remote)
+                }
+            } else {
+                fail(top, "remote", "remote must be written as [[remote]] blocks, one per address book")
+            }
+        } else {
+            errors.append(error(nil, "remote", "no [[remote]] is configured: add one block per address book"))
+        }
+        return Configuration(storePath: storePath, sync: sync, remotes: remotes)
+    }
+
+    private mutating func readSync(_ block: Block) -> SyncSettings {
+        checkKeys(block, allowed: Self.syncKeys)
+        var sync = SyncSettings()
+        if let seconds = duration(block, "interval") { sync.interval = seconds }
+        if let seconds = duration(block, "full_check") { sync.fullCheck = seconds }
+        if let value = block.table["max_delete_share"] {
+            if let share = value.double ?? value.int.map(Double.init), share > 0, share <= 1 {
+                sync.maxDeleteShare = share
+            } else {
+                fail(
+                    block, "max_delete_share",
+                    "max_delete_share must be a number above 0 and at most 1, such as 0.3 (found \(show(value)))")
+            }
+        }
+        return sync
+    }
+
+    private mutating func readRemote(_ table: TOMLTable, index: Int) -> RemoteConfiguration? {
+        var block = Block(table: table, context: "remote #\(index + 1): ")
+        let name = string(block, "name")
+        if let name {
+            if Self.isValidName(name) {
+                block.context = "remote \"\(name)\": "
+            } else {
+                fail(
+                    block, "name",
+                    "name may hold only letters, digits, '.', '_' and '-', at most 64 "
+                        + "(found \"\(name)\")")
+            }
+        } else if table["name"] == nil {
+            fail(block, nil, "name is missing")
+        }
+        let policy = choice(block, "conflict", RemoteConfiguration.ConflictPolicy.self) ?? .newest
+        let kind: RemoteConfiguration.Kind?
+        let kindName = string(block, "kind")
+        switch kindName {
+        case "carddav":
+            checkKeys(block, allowed: Self.commonRemoteKeys + Self.carddavKeys, otherKind: ("vdir", Self.vdirKeys))
+            kind = readCardDAV(block)
+        case "vdir":
+            checkKeys(block, allowed: Self.commonRemoteKeys + Self.vdirKeys, otherKind: ("carddav", Self.carddavKeys))
+            kind = readVdir(block)
+        case let other?:
+            fail(block, "kind", "kind must be one of carddav, vdir (found \"\(other)\")")
+            kind = nil
+        case nil:
+            if table["kind"] == nil { fail(block, nil, "kind is missing: write kind = \"carddav\" or \"vdir\"") }
+            kind = nil
+        }
+        if kindName != "carddav", kindName != "vdir" {
+            // Still catch typos and a password written inline, whatever the kind was meant to be.
+            checkKeys(block, allowed: Self.commonRemoteKeys + Self.carddavKeys + Self.vdirKeys)
+        }
+        guard let name, let kind else { return nil }
+        return RemoteConfiguration(name: name, kind: kind, conflictPolicy: policy)
+    }
+
+    private mutating func readCardDAV(_ block: Block) -> RemoteConfiguration.Kind? {
+        let url = required(block, "url")
+        let insecure = bool(block, "allow_insecure_http") ?? false
+        if let url { checkURL(block, url, allowInsecure: insecure) }
+        let username = required(block, "username")
+        let password: SecretSource?
+        switch (string(block, "password_file"), string(block, "password_credential")) {
+        case (let file?, nil):
+            password = absolutePath(block, "password_file", value: file).map(SecretSource.file)
+        case (nil, let name?):
+            if name.isEmpty || name.contains("/") || name == "." || name == ".." {
+                fail(
+                    block, "password_credential",
+                    "password_credential must be a credential name without '/' (found \"\(name)\")")
+                password = nil
+            } else {
+                password = .credential(name)
+            }
+        case (_?, _?):
+            fail(block, "password_credential", "give either password_file or password_credential, not both")
+            password = nil
+        case (nil, nil):
+            if block.table["password_file"] == nil, block.table["password_credential"] == nil {
+                fail(block, nil, "password_file is missing (or password_credential, under systemd)")
+            }
+            password = nil
+        }
+        let auth = choice(block, "auth", RemoteConfiguration.AuthScheme.self) ?? .basic
+        let caFile = absolutePath(block, "ca_file")
+        let caPath = absolutePath(block, "ca_path")
+        var concurrency = RemoteConfiguration.defaultConcurrency
+        if let value = block.table["concurrency"] {
+            let range = RemoteConfiguration.concurrencyRange
+            if let number = value.int, range.contains(number) {
+                concurrency = number
+            } else {
+                fail(
+                    block, "concurrency",
+                    "concurrency must be a whole number from \(range.lowerBound) to \(range.upperBound) "
+                        + "(found \(show(value)))")
+            }
+        }
+        guard let url, let username, let password else { return nil }
+        return .carddav(
+            url: url, username: username, password: password, authScheme: auth, caFile: caFile, caPath: caPath,
+            concurrency: concurrency)
+    }
+
+    private mutating func readVdir(_ block: Block) -> RemoteConfiguration.Kind? {
+        let folder = required(block, "folder").flatMap { absolutePath(block, "folder", value: $0) }
+        let create = bool(block, "create_folder") ?? false
+        return folder.map { .vdir(folder: $0, createFolder: create) }
+    }
+
+    // MARK: - Values
+
+    private mutating func checkURL(_ block: Block, _ url: String, allowInsecure: Bool) {
+        let lowered = url.lowercased()
+        let secure = lowered.hasPrefix("https://")
+        guard secure || lowered.hasPrefix("http://") else {
+            return fail(block, "url", "url must start with https:// (found \"\(url)\")")
+        }
+        let afterScheme = url.drop { $0 != "/" }.dropFirst(2)
+        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if authority.contains("@") {
+            // Do not quote the URL: what is before the @ may be a password.
+            return fail(block, "url", "url must not hold a user name or password: use username and password_file")
+        }
+        let host: Substring
+        if authority.hasPrefix("[") {
+            host = authority.dropFirst().prefix { $0 != "]" }
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        guard !host.isEmpty else { return fail(block, "url", "url has no host name (found \"\(url)\")") }
+        if !secure, !allowInsecure, !["localhost", "127.0.0.1", "::1"].contains(host.lowercased()) {
+            fail(
+                block, "url",
+                "url must use https://: http:// would send the password unencrypted (to allow it on a trusted "
+                    + "network, add allow_insecure_http = true)")
+        }
+    }
+
+    private mutating func duration(_ block: Block, _ key: String) -> Int? {
+        guard let value = block.table[key] else { return nil }
+        guard let text = value.string else {
+            fail(block, key, "\(key) must be a duration in quotes, such as \"15m\" (found \(show(value)))")
+            return nil
+        }
+        guard let seconds = Configuration.seconds(inDuration: text) else {
+            fail(
+                block, key,
+                "\(key): \"\(text)\" is not a duration; write a number and a unit, such as "
+                    + "\"30s\", \"15m\", \"1h\", \"1d\" or \"1h30m\"")
+            return nil
+        }
+        return seconds
+    }
+
+    private mutating func choice<Choice: RawRepresentable & CaseIterable>(
+        _ block: Block, _ key: String, _ type: Choice.Type
+    ) -> Choice? where Choice.RawValue == String {
+        guard let text = string(block, key) else { return nil }
+        if let value = Choice(rawValue: text) { return value }
+        let names = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+        fail(block, key, "\(key) must be one of \(names) (found \"\(text)\")")
+        return nil
+    }
+
+    private mutating func required(_ block: Block, _ key: String) -> String? {
+        if block.table[key] == nil { fail(block, nil, "\(key) is missing") }
+        guard let text = string(block, key) else { return nil }
+        guard !text.isEmpty else {
+            fail(block, key, "\(key) is empty")
+            return nil
+        }
+        return text
+    }
+
+    private mutating func absolutePath(_ block: Block, _ key: String, value: String? = nil) -> String? {
+        guard let path = value ?? string(block, key) else { return nil }
+        guard path.hasPrefix("/") else {
+            fail(block, key, "\(key) must be an absolute path, starting with / (found \"\(path)\")")
+            return nil
+        }
+        return path
+    }
+
+    private mutating func string(_ block: Block, _ key: String) -> String? {
+        guard let value = block.table[key] else { return nil }
+        guard let text = value.string else {
+            fail(block, key, "\(key) must be text in quotes (found \(show(value)))")
+            return nil
+        }
+        return text
+    }
+
+    private mutating func bool(_ block: Block, _ key: String) -> Bool? {
+        guard let value = block.table[key] else { return nil }
+        guard let flag = value.bool else {
+            fail(block, key, "\(key) must be true or false, without quotes (found \(show(value)))")
+            return nil
+        }
+        return flag
+    }
+
+    /// A value as found, for messages: numbers and words as written, anything else by its kind.
+    private func show(_ value: TOMLValue) -> String {
+        switch value {
+        case .string(let text): "\"\(text)\""
+        case .integer(let number): String(number)
+        case .float(let number): String(number)
+        case .bool(let flag): String(flag)
+        case .table: "a table"
+        case .array: "a list"
+        }
+    }
+
+    // MARK: - Keys
+
+    private mutating func checkKeys(
+        _ block: Block, allowed: [String], otherKind: (kind: String, keys: [String])? = nil
+    ) {
+        for key in block.table.keys.sorted() where !allowed.contains(key) {
+            if key == "password" {
+                fail(
+                    block, key,
+                    "a password does not belong in the configuration file, which other users can "
+                        + "read: put it in a file only contactbox can read (chmod 600) and name that file with "
+                        + "password_file")
+            } else if let otherKind, otherKind.keys.contains(key) {
+                fail(block, key, "\(key) is only for kind = \"\(otherKind.kind)\"")
+            } else if let guess = Self.nearest(to: key, in: allowed) {
+                fail(block, key, "unknown key \(key) (did you mean \(guess)?)")
+            } else {
+                fail(block, key, "unknown key \(key)")
+            }
+        }
+    }
+
+    /// The allowed key a typo most likely meant: at most two edits away.
+    static func nearest(to key: String, in candidates: [String]) -> String? {
+        let best = candidates.map { ($0, editDistance(Array(key), Array($0))) }.min { $0.1 < $1.1 }
+        guard let best, best.1 <= 2 else { return nil }
+        return best.0
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    }
+
+    // MARK: - Errors
+
+    private mutating func fail(_ block: Block, _ key: String?, _ message: String) {
+        // The key's line, else (a key that is missing) the line of the block's header.
+        errors.append(error(key.flatMap(block.table.line(of:)) ?? block.table.line, key, block.context + message))
+    }
+
+    private func error(_ line: Int?, _ key: String?, _ message: String) -> ConfigurationError {
+        ConfigurationError(file: path, line: line, key: key, message: message)
+    }
+}

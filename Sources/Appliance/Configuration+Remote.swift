@@ -1,0 +1,41 @@
+/// One address book the store is synced with: a `[[remote]]` block of the configuration.
+public struct RemoteConfiguration: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A CardDAV address book (or the account's home set, discovered from `url`).
+        case carddav(
+            url: String, username: String, password: SecretSource, authScheme: AuthScheme, caFile: String?,
+            caPath: String?, concurrency: Int)
+        /// A folder of `.vcf` files, one contact each (a vdir, as vdirsyncer and khard keep them).
+        case vdir(folder: String, createFolder: Bool)
+    }
+
+    /// HTTP authentication; `automatic` lets libcurl pick what the server offers, at the cost of one more
+    /// round trip.
+    public enum AuthScheme: String, Sendable, Equatable, CaseIterable {
+        case basic, digest, automatic
+    }
+
+    /// Which side wins when a contact changed on both sides since the last sync; the loser goes to history.
+    public enum ConflictPolicy: String, Sendable, Equatable, CaseIterable {
+        /// The most recently changed version (by `REV`, else the time the change was seen).
+        case newest
+        case local
+        case remote
+    }
+
+    /// Unique among the remotes; letters, digits, `.`, `_` and `-` (it names the remote in logs, metrics and the
+    /// store).
+    public var name: String
+    public var kind: Kind
+    public var conflictPolicy: ConflictPolicy
+
+    public init(name: String, kind: Kind, conflictPolicy: ConflictPolicy = .newest) {
+        self.name = name
+        self.kind = kind
+        self.conflictPolicy = conflictPolicy
+    }
+
+    /// The default number of requests in flight to one CardDAV server.
+    public static let defaultConcurrency = 4
+    public static let concurrencyRange = 1...16
+}

@@ -1,0 +1,46 @@
+import Glibc
+
+extension Configuration {
+    /// What a valid file may still get wrong about the box it runs on: password files that are missing or open to
+    /// others, credentials not passed in, CA files and vdir folders that are not there. Reads each password to
+    /// check it, and forgets it.
+    ///
+    /// `path` is the configuration file, which the problems name; they carry no line (the values are fine, the
+    /// files they name are not).
+    public func resourceProblems(path: String) -> [ConfigurationError] {
+        var problems: [ConfigurationError] = []
+        func problem(_ remote: RemoteConfiguration, _ key: String, _ message: String) {
+            problems.append(ConfigurationError(file: path, key: key, message: "remote \"\(remote.name)\": " + message))
+        }
+        for remote in remotes {
+            switch remote.kind {
+            case .carddav(_, _, let password, _, let caFile, let caPath, _):
+                do {
+                    _ = try password.read()
+                } catch {
+                    problem(remote, error.key ?? "password_file", error.description)
+                }
+                if let caFile, access(caFile, R_OK) != 0 {
+                    problem(remote, "ca_file", "cannot read ca_file \(caFile): " + String(cString: strerror(errno)))
+                }
+                if let caPath, !SmallFile.isDirectory(caPath) {
+                    problem(remote, "ca_path", "ca_path \(caPath) is not a folder")
+                }
+            case .vdir(let folder, let createFolder):
+                if SmallFile.isDirectory(folder) {
+                    if access(folder, R_OK | W_OK | X_OK) != 0 {
+                        let reason = String(cString: strerror(errno))
+                        problem(remote, "folder", "cannot write to folder \(folder): " + reason)
+                    }
+                } else if SmallFile.exists(folder) {
+                    problem(remote, "folder", "folder \(folder) is not a folder")
+                } else if !createFolder {
+                    problem(
+                        remote, "folder",
+                        "folder \(folder) does not exist: create it (is the disk mounted?) or set create_folder = true")
+                }
+            }
+        }
+        return problems
+    }
+}

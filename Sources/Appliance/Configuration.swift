@@ -1,0 +1,47 @@
+import Glibc
+
+/// What the appliance is told to do: where the store lives, how often to sync, and with which address books.
+///
+/// Read from `/etc/contactbox/contactbox.toml` (see `Deploy/contactbox.example.toml`) with ``load(path:)``.
+public struct Configuration: Sendable, Equatable {
+    public static let installedPath = "/etc/contactbox/contactbox.toml"
+    public static let defaultStorePath = "/var/lib/contactbox/contacts.sqlite"
+
+    public var storePath: String
+    public var sync: SyncSettings
+    public var remotes: [RemoteConfiguration]
+
+    public init(
+        storePath: String = Configuration.defaultStorePath, sync: SyncSettings = SyncSettings(),
+        remotes: [RemoteConfiguration]
+    ) {
+        self.storePath = storePath
+        self.sync = sync
+        self.remotes = remotes
+    }
+
+    /// The file to read: `--config PATH` when given, else `$CONTACTBOX_CONFIG`, else ``installedPath``.
+    public static func path(explicit: String?) -> String {
+        if let explicit { return explicit }
+        if let env = getenv("CONTACTBOX_CONFIG"), env.pointee != 0 { return String(cString: env) }
+        return installedPath
+    }
+}
+
+/// When to sync, and how much a run may delete before it waits for a person.
+public struct SyncSettings: Sendable, Equatable {
+    /// Seconds between two ordinary syncs (`interval = "15m"`).
+    public var interval: Int
+    /// Seconds between two full comparisons of every item, which catch what change tracking missed
+    /// (`full_check = "24h"`).
+    public var fullCheck: Int
+    /// A run that would delete more than this share of a remote's contacts holds the deletions for confirmation.
+    /// In (0, 1].
+    public var maxDeleteShare: Double
+
+    public init(interval: Int = 15 * 60, fullCheck: Int = 24 * 3600, maxDeleteShare: Double = 0.3) {
+        self.interval = interval
+        self.fullCheck = fullCheck
+        self.maxDeleteShare = maxDeleteShare
+    }
+}

@@ -1,0 +1,26 @@
+/// A problem with the configuration, said so that a person can fix it:
+/// `/etc/contactbox/contactbox.toml:12: remote "icloud": conflict must be one of newest, local, remote
+/// (found "oldest")`.
+///
+/// Never carries a password: messages name keys and files, and quote only values that are not secret.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The configuration file, or the password file or credential the problem is about.
+    public var file: String
+    /// 1-based; nil when the problem is about the whole file (it cannot be read, say).
+    public var line: Int?
+    /// The key as written in the file (`conflict`, `password_file`), when one is to blame.
+    public var key: String?
+    public var message: String
+
+    public init(file: String, line: Int? = nil, key: String? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        if let line { return "\(file):\(line): \(message)" }
+        return "\(file): \(message)"
+    }
+}

@@ -1,1 +1,0 @@
-// placeholder: the Appliance module is being written

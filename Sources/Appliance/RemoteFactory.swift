@@ -1,0 +1,113 @@
+import CardDAV
+import ContactStore
+import HTTP
+import Logging
+import Sync
+
+/// A configured remote, opened: the address book to sync and what the engine records about it.
+public struct OpenedRemote {
+    public var book: AddressBook
+    public var kind: Remote.Kind
+    public var url: String
+    /// The HTTP client behind a CardDAV remote, for request counts; nil for a folder.
+    public var http: HTTPClient?
+}
+
+/// Builds address books from the configuration. Discovery runs once per remote and is remembered in the store, so
+/// that a sync with nothing to do stays one request; pointing a remote elsewhere in the configuration starts it
+/// afresh.
+public struct RemoteFactory {
+    public let store: ContactStore
+    public let logger: Logger
+    public let userAgent: String
+    public var retry = RetryPolicy()
+
+    public init(store: ContactStore, logger: Logger, userAgent: String) {
+        self.store = store
+        self.logger = logger
+        self.userAgent = userAgent
+    }
+
+    public func open(_ configuration: RemoteConfiguration) throws -> OpenedRemote {
+        switch configuration.kind {
+        case .vdir(let folder, let createFolder):
+            let book = try VdirAddressBook(name: configuration.name, folder: folder, createIfMissing: createFolder)
+            try prepareRemote(configuration.name, kind: .vdir, url: folder)
+            return OpenedRemote(book: book, kind: .vdir, url: folder, http: nil)
+        case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
+            let http = try Self.makeHTTPClient(
+                username: username, password: try password.read(), auth: auth, caFile: caFile, caPath: caPath,
+                concurrency: concurrency, userAgent: userAgent, logger: logger)
+            let client = CardDAVClient(http: http, logger: logger)
+            let remote = try prepareRemote(configuration.name, kind: .carddav, url: url)
+            let info: AddressBookInfo
+            if let bookURL = remote.bookURL {
+                info = AddressBookInfo(
+                    url: bookURL, displayName: nil, supportsSyncCollection: remote.capabilities.contains("sync"),
+                    supportedVersions: remote.capabilities.contains("4.0") ? ["3.0", "4.0"] : ["3.0"], ctag: nil)
+            } else {
+                info = try discoverBook(url, client: client, remote: configuration.name)
+                var capabilities = info.supportsSyncCollection ? ["sync"] : []
+                if info.supportedVersions.contains("4.0") { capabilities.append("4.0") }
+                try store.setDiscovery(bookURL: info.url, capabilities: capabilities, remoteID: remote.id)
+            }
+            let book = CardDAVAddressBook(name: configuration.name, book: info, client: client, retry: retry)
+            return OpenedRemote(book: book, kind: .carddav, url: url, http: http)
+        }
+    }
+
+    public static func makeHTTPClient(
+        username: String, password: String, auth: RemoteConfiguration.AuthScheme, caFile: String?, caPath: String?,
+        concurrency: Int, userAgent: String, logger: Logger
+    ) throws -> HTTPClient {
+        var configuration = HTTPConfiguration()
+        configuration.userAgent = userAgent
+        configuration.credentials = Credentials(username: username, password: password)
+        configuration.auth =
+            switch auth {
+            case .basic: .basic
+            case .digest: .digest
+            case .automatic: .automatic
+            }
+        if caFile != nil || caPath != nil {
+            configuration.caFile = caFile
+            configuration.caPath = caPath
+        }
+        configuration.maxConcurrent = concurrency
+        return try HTTPClient(configuration, logger: logger)
+    }
+
+    /// The remote's row, created on first use; a changed URL or folder resets what was known about the old one.
+    @discardableResult
+    private func prepareRemote(_ name: String, kind: Remote.Kind, url: String) throws -> Remote {
+        guard let remote = try store.remote(named: name) else {
+            return try store.addRemote(name: name, kind: kind, url: url)
+        }
+        guard remote.url == url, remote.kind == kind else {
+            logger.notice("Remote moved: starting afresh", metadata: ["remote.name": "\(name)"])
+            try store.resetRemote(id: remote.id, url: url)
+            return try store.remote(id: remote.id) ?? remote
+        }
+        return remote
+    }
+
+    /// The one address book at `url`, or a clear error when there is none or several to choose from.
+    private func discoverBook(_ url: String, client: CardDAVClient, remote: String) throws -> AddressBookInfo {
+        let books: [AddressBookInfo]
+        do {
+            books = try client.discover(url)
+        } catch let error as CardDAVError {
+            throw RemoteError(error)
+        }
+        if let exact = books.first(where: { DAVURL.sameResource($0.url, url) }) { return exact }
+        guard books.count == 1, let only = books.first else {
+            let list = books.map { "\($0.url) (\($0.displayName ?? "no name"))" }.joined(separator: ", ")
+            throw RemoteError(
+                .notFound,
+                books.isEmpty
+                    ? "\(remote): no address book found at \(url)"
+                    : "\(remote): \(url) has \(books.count) address books (\(list)); set url to the one to sync")
+        }
+        return only
+    }
+}

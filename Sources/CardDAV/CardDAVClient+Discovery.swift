@@ -1,0 +1,104 @@
+import HTTP
+import Logging
+
+extension CardDAVClient {
+    static let bookProperties = [
+        "D:resourcetype", "D:displayname", "D:supported-report-set", "C:supported-address-data", "CS:getctag",
+    ]
+    static let discoveryProperties = bookProperties + ["D:current-user-principal", "C:addressbook-home-set"]
+
+    /// Finds the address books behind a URL: an address book's own URL gives that book; a server URL (or a
+    /// principal or home-set URL) is followed through `/.well-known/carddav` (RFC 6764 6),
+    /// `DAV:current-user-principal` (RFC 5397) and `CARDDAV:addressbook-home-set` (RFC 6352 7.1.1), whose
+    /// members are listed. Throws `.notFound` when none of these lead to an address book.
+    public func discover(_ url: String) throws -> [AddressBookInfo] {
+        var homeSets: [String] = []
+        var principal: String?
+        for (index, candidate) in [url, DAVURL.resolve("/.well-known/carddav", against: url)].enumerated() {
+            let found: (url: String, response: MultistatusResponse)?
+            do {
+                found = try propfindSelf(candidate, properties: Self.discoveryProperties)
+            } catch let error as CardDAVError where index == 0 && Self.worthTheWellKnownURL(error) {
+                logger.debug(
+                    "carddav discovery: the URL itself is not a collection",
+                    metadata: ["carddav.book": "\(DAVURL.path(of: url))"])
+                continue
+            }
+            guard let (base, response) = found else { continue }
+            let properties = response.properties
+            if properties.isAddressBook {
+                return [Self.bookInfo(response, base: base)]
+            }
+            homeSets = properties.addressBookHomeSet.map { DAVURL.resolve($0, against: base) }
+            principal = properties.currentUserPrincipal.map { DAVURL.resolve($0, against: base) }
+            if !homeSets.isEmpty || principal != nil { break }
+        }
+        if homeSets.isEmpty, let principal {
+            let found = try propfindSelf(principal, properties: ["C:addressbook-home-set"])
+            homeSets =
+                found.map { base, response in
+                    response.properties.addressBookHomeSet.map { DAVURL.resolve($0, against: base) }
+                } ?? []
+        }
+        guard !homeSets.isEmpty else {
+            throw CardDAVError(.notFound, "no CardDAV address book found at \(DAVURL.path(of: url))")
+        }
+        var books: [AddressBookInfo] = []
+        for home in homeSets {
+            var members: [MultistatusResponse] = []
+            let (response, _) = try multistatus(
+                "PROPFIND", home, depth: "1", body: DAVRequestBody.propfind(Self.bookProperties)
+            ) { member in
+                if member.properties.isAddressBook { members.append(member) }
+            }
+            for member in members {
+                let book = Self.bookInfo(member, base: response.url)
+                if !books.contains(where: { DAVURL.sameResource($0.url, book.url) }) { books.append(book) }
+            }
+        }
+        return books
+    }
+
+    /// A PROPFIND with depth 0; the response for the URL itself (or the only one) and the effective URL to
+    /// resolve its hrefs against.
+    private func propfindSelf(
+        _ url: String, properties: [String]
+    ) throws -> (url: String, response: MultistatusResponse)? {
+        var responses: [MultistatusResponse] = []
+        let (response, _) = try multistatus(
+            "PROPFIND", url, depth: "0", body: DAVRequestBody.propfind(properties)
+        ) { member in
+            if responses.count < 16 { responses.append(member) }
+        }
+        let base = response.url.isEmpty ? url : response.url
+        let own = responses.first { DAVURL.sameResource(DAVURL.resolve($0.href, against: base), base) }
+        return (own ?? responses.first).map { (base, $0) }
+    }
+
+    /// A server root that is not a WebDAV collection answers 404, 405, 400 or something that is not a
+    /// multistatus; the well-known URL may still lead on. Credentials and outages do not get better there.
+    private static func worthTheWellKnownURL(_ error: CardDAVError) -> Bool {
+        switch error.kind {
+        case .notFound, .rejected, .malformedResponse, .preconditionFailed: true
+        case .serverError(let status): status == 501
+        default: false
+        }
+    }
+
+    static func bookInfo(_ response: MultistatusResponse, base: String) -> AddressBookInfo {
+        let properties = response.properties
+        var versions: [String] = []
+        for type in properties.supportedAddressData where type.contentType.lowercased() == "text/vcard" {
+            if ["3.0", "4.0"].contains(type.version), !versions.contains(type.version) {
+                versions.append(type.version)
+            }
+        }
+        let name = properties.displayName.flatMap { $0.isEmpty ? nil : $0 }
+        return AddressBookInfo(
+            url: DAVURL.resolve(response.href, against: base),
+            displayName: name,
+            supportsSyncCollection: properties.supportedReports.map { $0.contains("sync-collection") } ?? true,
+            supportedVersions: versions.isEmpty ? ["3.0"] : versions.sorted(),
+            ctag: properties.ctag)
+    }
+}

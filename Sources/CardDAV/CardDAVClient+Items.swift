@@ -1,0 +1,55 @@
+import HTTP
+import Logging
+import VCard
+
+extension CardDAVClient {
+    /// The URL for a new item with this UID in a collection: the collection URL plus `Card.fileName(forUID:)`,
+    /// percent-encoded.
+    public static func itemURL(bookURL: String, uid: String) -> String {
+        DAVURL.item(Card.fileName(forUID: uid), in: bookURL)
+    }
+
+    /// Uploads a vCard. `ifMatch` (an ETag exactly as received) replaces only that version; `ifNoneMatchAny`
+    /// creates only if nothing is there. Both failing give `.preconditionFailed`.
+    public func put(url: String, vcard: String, ifMatch: String?, ifNoneMatchAny: Bool) throws -> PutResult {
+        var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
+        if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
+        if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
+        logger.debug(
+            "carddav put", metadata: ["carddav.href": "\(DAVURL.path(of: url))", "carddav.create": "\(ifNoneMatchAny)"])
+        let request = HTTPRequest(method: "PUT", url: url, headers: headers, body: Array(vcard.utf8))
+        let (response, body, _) = try exchange(request, keep: Self.errorBodyPrefix)
+        guard (200..<300).contains(response.status) else {
+            throw failure(response, method: "PUT", url: url, body: body[...])
+        }
+        return PutResult(status: response.status, etag: response.header("ETag"))
+    }
+
+    /// Deletes an item, only if it is still at `ifMatch` when given.
+    public func delete(url: String, ifMatch: String?) throws {
+        var headers: [HTTPHeader] = []
+        if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
+        logger.debug("carddav delete", metadata: ["carddav.href": "\(DAVURL.path(of: url))"])
+        let request = HTTPRequest(method: "DELETE", url: url, headers: headers)
+        let (response, body, _) = try exchange(request, keep: Self.errorBodyPrefix)
+        guard (200..<300).contains(response.status) else {
+            throw failure(response, method: "DELETE", url: url, body: body[...])
+        }
+    }
+
+    /// Fetches one item: its ETag (nil when the server sent none) and its text.
+    public func get(url: String) throws -> (etag: String?, text: String) {
+        let request = HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "text/vcard")])
+        let limit = MultistatusParser.Limits.maxAddressDataBytes
+        let (response, body, complete) = try exchange(request, keep: limit)
+        guard (200..<300).contains(response.status) else {
+            throw failure(response, method: "GET", url: url, body: body.prefix(Self.errorBodyPrefix))
+        }
+        guard complete else {
+            throw CardDAVError(
+                .malformedResponse,
+                "GET \(DAVURL.path(of: url)): \(response.status) with a card over \(limit >> 20) MiB")
+        }
+        return (response.header("ETag"), String(decoding: body, as: UTF8.self))
+    }
+}

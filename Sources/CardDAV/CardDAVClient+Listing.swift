@@ -1,0 +1,114 @@
+import HTTP
+import Logging
+
+extension CardDAVClient {
+    /// RFC 6578 sync-collection (sync-level 1, ETags) from `token` (nil or "": everything). Truncated results (a
+    /// 507 response for the collection, or `DAV:number-of-matches-within-limits`) are followed with the new
+    /// token until complete. A token the server no longer accepts throws `.invalidSyncToken`: list instead.
+    public func syncCollection(
+        bookURL: String, token: String?, onChange: (SyncChange) throws -> Void
+    ) throws -> SyncCollectionResult {
+        var result = SyncCollectionResult(token: token ?? "", requests: 0, changed: 0, removed: 0)
+        var current = token
+        let path = DAVURL.path(of: bookURL)
+        while true {
+            var truncated = false
+            result.requests += 1
+            logger.debug("carddav sync-collection", metadata: ["carddav.book": "\(path)"])
+            let (_, summary) = try multistatus(
+                "REPORT", bookURL, depth: "0", body: DAVRequestBody.syncCollection(token: current)
+            ) { response in
+                if DAVURL.sameResource(DAVURL.resolve(response.href, against: bookURL), bookURL) {
+                    if response.status == 507 { truncated = true }
+                    return
+                }
+                switch response.status {
+                case 404?:
+                    result.removed += 1
+                    try onChange(.removed(href: response.href))
+                case let status? where !(200..<300).contains(status):
+                    logger.debug(
+                        "carddav sync-collection member skipped",
+                        metadata: ["carddav.href": "\(response.href)", "carddav.status": "\(status)"])
+                default:
+                    let properties = response.properties
+                    guard !properties.isCollection else { return }
+                    result.changed += 1
+                    try onChange(.changed(href: response.href, etag: properties.etag ?? ""))
+                }
+            }
+            guard let newToken = summary.syncToken, !newToken.isEmpty else {
+                throw CardDAVError(.malformedResponse, "REPORT \(path): 207 without a DAV:sync-token")
+            }
+            result.token = newToken
+            guard truncated || summary.isTruncated else { return result }
+            // A server that says "truncated" but hands back the same token would have us loop forever.
+            guard newToken != current, result.requests < 10_000 else {
+                throw CardDAVError(.malformedResponse, "REPORT \(path): truncated result without a new sync token")
+            }
+            current = newToken
+        }
+    }
+
+    /// Every item of a collection with its ETag, from a streamed PROPFIND with depth 1. The collection itself and
+    /// sub-collections are left out; an item listed without an ETag gets "".
+    public func list(bookURL: String, onItem: (_ href: String, _ etag: String) throws -> Void) throws {
+        logger.debug("carddav list", metadata: ["carddav.book": "\(DAVURL.path(of: bookURL))"])
+        _ = try multistatus(
+            "PROPFIND", bookURL, depth: "1", body: DAVRequestBody.propfind(["D:getetag", "D:resourcetype"])
+        ) { response in
+            guard !DAVURL.sameResource(DAVURL.resolve(response.href, against: bookURL), bookURL) else { return }
+            if let status = response.status, !(200..<300).contains(status) { return }
+            let properties = response.properties
+            guard !properties.isCollection else { return }
+            try onItem(response.href, properties.etag ?? "")
+        }
+    }
+
+    /// Fetches items with addressbook-multiget (RFC 6352 8.7), streamed: `onItem` gets each one as it is read.
+    /// At most `maxMultigetItems` hrefs go in one request; more are sent in several. `version` asks for that vCard
+    /// version (only where the book supports it); nil takes the server's default.
+    public func multiget(
+        bookURL: String, hrefs: [String], version: String? = nil, onItem: (MultigetItem) throws -> Void
+    ) throws {
+        var start = 0
+        while start < hrefs.count {
+            let batch = Array(hrefs[start..<min(start + Self.maxMultigetItems, hrefs.count)])
+            start += batch.count
+            try multigetBatch(bookURL: bookURL, hrefs: batch, version: version, onItem: onItem)
+        }
+    }
+
+    private func multigetBatch(
+        bookURL: String, hrefs: [String], version: String?, onItem: (MultigetItem) throws -> Void
+    ) throws {
+        let path = DAVURL.path(of: bookURL)
+        logger.debug("carddav multiget", metadata: ["carddav.book": "\(path)", "carddav.count": "\(hrefs.count)"])
+        _ = try multistatus(
+            "REPORT", bookURL, depth: nil, body: DAVRequestBody.multiget(hrefs: hrefs, version: version)
+        ) { response in
+            try onItem(Self.item(response, path: path))
+        }
+    }
+
+    static func item(_ response: MultistatusResponse, path: String) -> MultigetItem {
+        let properties = response.properties
+        let propstatStatus = response.propstats.first { $0.properties.addressData != nil }?.status
+        let status = response.status ?? propstatStatus ?? response.propstats.first?.status ?? 200
+        let what = "REPORT \(path): \(response.href)"
+        let outcome: MultigetItem.Outcome
+        if let problem = response.problem {
+            outcome = .failed(CardDAVError(.malformedResponse, "\(what): \(problem)"))
+        } else if status == 404 || status == 410 {
+            outcome = .missing
+        } else if !(200..<300).contains(status) {
+            let error = CardDAVError.from(status: status, method: "REPORT", url: path, retryAfter: nil, body: [])
+            outcome = .failed(CardDAVError(error.kind, "\(what): \(status)"))
+        } else if let text = properties.addressData {
+            outcome = .card(text)
+        } else {
+            outcome = .failed(CardDAVError(.malformedResponse, "\(what): no address-data"))
+        }
+        return MultigetItem(href: response.href, etag: properties.etag, status: status, outcome: outcome)
+    }
+}

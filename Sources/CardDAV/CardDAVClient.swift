@@ -1,0 +1,131 @@
+import HTTP
+import Logging
+
+/// What the client needs from HTTP; `HTTPClient` is the real one, tests pass a fake.
+protocol DAVTransport: AnyObject {
+    func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse
+}
+
+extension HTTPClient: DAVTransport {}
+
+/// A CardDAV client (RFC 6352, RFC 6578) over one `HTTPClient`: discovery, listings, sync reports, multiget and
+/// the item writes. Synchronous, like the HTTP client under it; every listing is streamed to a callback.
+///
+/// ETags are opaque: they are handed over and sent back (`If-Match`) exactly as the server wrote them, weak `W/`,
+/// unquoted or with Apache's `-gzip` suffix alike. Hrefs are kept exactly as the server sent them too.
+public final class CardDAVClient {
+    /// Items per addressbook-multiget request: servers have run out of memory near 700 and failed near 1,000.
+    public static let maxMultigetItems = 100
+    /// Bytes of an error body kept to find out why a request failed (a `DAV:error`, a quota message).
+    static let errorBodyPrefix = 16 << 10
+
+    let transport: any DAVTransport
+    let logger: Logger
+
+    public init(http: HTTPClient, logger: Logger) {
+        self.transport = http
+        self.logger = logger
+    }
+
+    init(transport: any DAVTransport, logger: Logger) {
+        self.transport = transport
+        self.logger = logger
+    }
+
+    /// Sends a PROPFIND or REPORT and streams the multistatus to `onResponse` as it arrives. Throws the
+    /// classified error for any status but 207, and `.malformedResponse` for a body that is not a multistatus.
+    func multistatus(
+        _ method: String, _ url: String, depth: String?, body: [UInt8],
+        onResponse: (MultistatusResponse) throws -> Void
+    ) throws -> (HTTPResponse, MultistatusSummary) {
+        var headers = [HTTPHeader("Content-Type", "application/xml; charset=utf-8")]
+        if let depth { headers.append(HTTPHeader("Depth", depth)) }
+        let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+        return try withoutActuallyEscaping(onResponse) { onResponse in
+            var callerError: (any Error)?
+            var parseError: (any Error)?
+            var prefix: [UInt8] = []
+            let parser = MultistatusParser { response in
+                do {
+                    try onResponse(response)
+                } catch {
+                    callerError = error
+                    throw error
+                }
+            }
+            let response: HTTPResponse
+            do {
+                response = try transport.perform(request) { chunk in
+                    if prefix.count < Self.errorBodyPrefix {
+                        prefix += chunk.prefix(Self.errorBodyPrefix - prefix.count)
+                    }
+                    guard parseError == nil else { return }
+                    do {
+                        try parser.feed(chunk)
+                    } catch {
+                        if callerError != nil { throw error }
+                        // Maybe an HTML error page: the status decides once it is known.
+                        parseError = error
+                    }
+                }
+            } catch {
+                if let callerError { throw callerError }
+                throw networkError(error, method, url)
+            }
+            guard response.status == 207 else {
+                throw failure(response, method: method, url: url, body: prefix[...])
+            }
+            if parseError == nil {
+                do {
+                    try parser.finish()
+                } catch {
+                    if let callerError { throw callerError }
+                    parseError = error
+                }
+            }
+            let what = "\(method) \(DAVURL.path(of: url)): 207"
+            if let parseError {
+                throw CardDAVError(
+                    .malformedResponse, "\(what) with \((parseError as? CardDAVError)?.message ?? "\(parseError)")")
+            }
+            guard parser.summary.rootElement == "multistatus" else {
+                throw CardDAVError(.malformedResponse, "\(what) without a DAV:multistatus body")
+            }
+            return (response, parser.summary)
+        }
+    }
+
+    /// Sends a request and keeps at most `keep` bytes of the answer (an item, or the start of an error page);
+    /// `complete` says whether that was all of it. Streaming keeps the status even when an error page is big.
+    func exchange(_ request: HTTPRequest, keep: Int) throws -> (HTTPResponse, body: [UInt8], complete: Bool) {
+        var body: [UInt8] = []
+        var complete = true
+        do {
+            let response = try transport.perform(request) { chunk in
+                guard complete else { return }
+                if body.count + chunk.count > keep {
+                    complete = false
+                    body += chunk.prefix(keep - body.count)
+                } else {
+                    body += chunk
+                }
+            }
+            return (response, body, complete)
+        } catch {
+            throw networkError(error, request.method, request.url)
+        }
+    }
+
+    func failure(_ response: HTTPResponse, method: String, url: String, body: ArraySlice<UInt8>) -> CardDAVError {
+        CardDAVError.from(
+            status: response.status, method: method, url: url, retryAfter: response.header("Retry-After"), body: body)
+    }
+
+    private func networkError(_ error: any Error, _ method: String, _ url: String) -> any Error {
+        guard let error = error as? HTTPError else { return error }
+        return CardDAVError(.network(error), "\(method) \(DAVURL.path(of: url)): \(error.message)")
+    }
+}
+
+@available(*, unavailable)
+extension CardDAVClient: Sendable {}

@@ -1,0 +1,96 @@
+/// An address book found by discovery.
+public struct AddressBookInfo: Sendable, Equatable {
+    /// Absolute URL of the collection.
+    public var url: String
+    public var displayName: String?
+    /// From `DAV:supported-report-set`; true when the server does not say (then a failed sync-collection falls
+    /// back to a listing).
+    public var supportsSyncCollection: Bool
+    /// vCard versions from `CARDDAV:supported-address-data`: ["3.0"] when the server does not say.
+    public var supportedVersions: [String]
+    /// `CS:getctag`, when the server has one.
+    public var ctag: String?
+
+    public init(
+        url: String, displayName: String? = nil, supportsSyncCollection: Bool = true,
+        supportedVersions: [String] = ["3.0"], ctag: String? = nil
+    ) {
+        self.url = url
+        self.displayName = displayName
+        self.supportsSyncCollection = supportsSyncCollection
+        self.supportedVersions = supportedVersions
+        self.ctag = ctag
+    }
+}
+
+/// One change reported by a sync-collection report (RFC 6578).
+public enum SyncChange: Sendable, Hashable {
+    /// A member that is new or changed, with its ETag ("" when the server left it out).
+    case changed(href: String, etag: String)
+    /// A member that was removed (a response with status 404). Radicale also reports long-gone items this way on
+    /// a first sync: callers ignore hrefs they never saw.
+    case removed(href: String)
+}
+
+/// The end of a sync-collection, after every truncated round was followed.
+public struct SyncCollectionResult: Sendable, Equatable {
+    /// The token to store once every change is applied.
+    public var token: String
+    /// REPORT requests it took (more than one when the server truncated the result).
+    public var requests: Int
+    public var changed: Int
+    public var removed: Int
+
+    public init(token: String, requests: Int, changed: Int, removed: Int) {
+        self.token = token
+        self.requests = requests
+        self.changed = changed
+        self.removed = removed
+    }
+}
+
+/// One item of an addressbook-multiget.
+public struct MultigetItem: Sendable {
+    public enum Outcome: Sendable {
+        /// The vCard text, as the server sent it.
+        case card(String)
+        /// The server says the item does not exist (404): deleted since it was listed.
+        case missing
+        /// This one item could not be read (e.g. address-data over the parser's cap); the others are unaffected.
+        case failed(CardDAVError)
+    }
+
+    /// The href exactly as the server sent it.
+    public var href: String
+    public var etag: String?
+    /// The item's status (its propstat's, or the response's): 200, 404 ...
+    public var status: Int
+    public var outcome: Outcome
+
+    public init(href: String, etag: String?, status: Int, outcome: Outcome) {
+        self.href = href
+        self.etag = etag
+        self.status = status
+        self.outcome = outcome
+    }
+
+    public var vcard: String? {
+        if case .card(let text) = outcome { text } else { nil }
+    }
+
+    public var isMissing: Bool {
+        if case .missing = outcome { true } else { false }
+    }
+}
+
+/// The answer to a PUT.
+public struct PutResult: Sendable, Equatable {
+    public var status: Int
+    /// The new ETag exactly as sent, or nil when the server did not send one (SabreDAV may not): fetch it.
+    public var etag: String?
+
+    public init(status: Int, etag: String?) {
+        self.status = status
+        self.etag = etag
+    }
+}

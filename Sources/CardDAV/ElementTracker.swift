@@ -1,0 +1,246 @@
+import CXML2
+
+/// The multistatus state machine behind `MultistatusParser`: which element we are in, what it means for the
+/// response being built, and the text kept for it. Elements the client does not want are skipped with a depth
+/// counter, and their text is never kept.
+struct ElementTracker {
+    enum Namespace {
+        case dav, cardDAV, calendarServer, other
+
+        init(_ uri: UnsafePointer<xmlChar>?) {
+            guard let uri else {
+                self = .other
+                return
+            }
+            switch String(cString: uri) {
+            case "DAV:": self = .dav
+            case "urn:ietf:params:xml:ns:carddav": self = .cardDAV
+            case "http://calendarserver.org/ns/": self = .calendarServer
+            default: self = .other
+            }
+        }
+    }
+
+    enum Field {
+        case etag, displayName, addressData, ctag, syncToken
+    }
+
+    enum Role {
+        case multistatus, rootError, errorContainer, topSyncToken
+        case response, responseHref, responseStatus, responseError
+        case propstat, propstatStatus, prop
+        case value(Field)
+        case resourceType, principal, principalHref, homeSet, homeSetHref
+        case supportedAddressData, supportedReportSet, supportedReport, report
+    }
+
+    private(set) var summary = MultistatusSummary()
+    private var stack: [Role] = []
+    private var skippedDepth = 0
+    private var response = MultistatusResponse()
+    private var propstat = Propstat()
+
+    private var capturing = false
+    private var overflowed = false
+    private var capacity = 0
+    private var buffer: [UInt8] = []
+
+    mutating func start(localName: UnsafePointer<xmlChar>, uri: UnsafePointer<xmlChar>?, attributes: Attributes) {
+        if skippedDepth > 0 {
+            skippedDepth += 1
+            return
+        }
+        let name = String(cString: localName)
+        guard let role = role(of: name, in: Namespace(uri), attributes: attributes) else {
+            skippedDepth = 1
+            return
+        }
+        stack.append(role)
+        switch role {
+        case .response:
+            response = MultistatusResponse()
+        case .propstat:
+            propstat = Propstat()
+        case .value(.addressData):
+            beginText(cap: MultistatusParser.Limits.maxAddressDataBytes)
+        case .topSyncToken, .responseHref, .responseStatus, .propstatStatus, .value, .principalHref, .homeSetHref:
+            beginText(cap: MultistatusParser.Limits.maxTextBytes)
+        default:
+            break
+        }
+    }
+
+    /// What an element means here, or nil to skip it with everything inside.
+    private mutating func role(of name: String, in namespace: Namespace, attributes: Attributes) -> Role? {
+        guard let parent = stack.last else {
+            summary.rootElement = name
+            guard namespace == .dav else { return nil }
+            return name == "multistatus" ? .multistatus : name == "error" ? .rootError : nil
+        }
+        switch parent {
+        case .rootError, .errorContainer:
+            summary.errorConditions.append(name)
+            return nil
+        case .responseError:
+            response.errorConditions.append(name)
+            return nil
+        case .report:
+            propstat.properties.supportedReports?.append(name)
+            return nil
+        case .resourceType:
+            if namespace == .dav && name == "collection" { propstat.properties.isCollection = true }
+            if namespace == .cardDAV && name == "addressbook" { propstat.properties.isAddressBook = true }
+            return nil
+        case .supportedAddressData:
+            if namespace == .cardDAV && name == "address-data-type" {
+                propstat.properties.supportedAddressData.append(
+                    AddressDataType(
+                        contentType: attributes.value(localName: "content-type") ?? "text/vcard",
+                        version: attributes.value(localName: "version") ?? "3.0"))
+            }
+            return nil
+        default:
+            break
+        }
+        switch (parent, namespace, name) {
+        case (.multistatus, .dav, "response"): return .response
+        case (.multistatus, .dav, "sync-token"): return .topSyncToken
+        case (.multistatus, .dav, "error"): return .errorContainer
+        case (.response, .dav, "href"): return .responseHref
+        case (.response, .dav, "status"): return .responseStatus
+        case (.response, .dav, "propstat"): return .propstat
+        case (.response, .dav, "error"): return .responseError
+        case (.propstat, .dav, "prop"): return .prop
+        case (.propstat, .dav, "status"): return .propstatStatus
+        case (.prop, _, _): return propertyRole(name, namespace)
+        case (.principal, .dav, "href"): return .principalHref
+        case (.homeSet, .dav, "href"): return .homeSetHref
+        case (.supportedReportSet, .dav, "supported-report"): return .supportedReport
+        case (.supportedReport, .dav, "report"): return .report
+        default: return nil
+        }
+    }
+
+    private mutating func propertyRole(_ name: String, _ namespace: Namespace) -> Role? {
+        switch (namespace, name) {
+        case (.dav, "getetag"): return .value(.etag)
+        case (.dav, "displayname"): return .value(.displayName)
+        case (.dav, "sync-token"): return .value(.syncToken)
+        case (.cardDAV, "address-data"): return .value(.addressData)
+        case (.calendarServer, "getctag"): return .value(.ctag)
+        case (.dav, "resourcetype"):
+            propstat.properties.hasResourceType = true
+            return .resourceType
+        case (.dav, "current-user-principal"): return .principal
+        case (.cardDAV, "addressbook-home-set"): return .homeSet
+        case (.cardDAV, "supported-address-data"): return .supportedAddressData
+        case (.dav, "supported-report-set"):
+            propstat.properties.supportedReports = propstat.properties.supportedReports ?? []
+            return .supportedReportSet
+        default: return nil
+        }
+    }
+
+    mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard capturing, !overflowed else { return }
+        if buffer.count + bytes.count > capacity {
+            overflowed = true
+            buffer = []
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// Ends the current element; returns the response it completes, if it is a `DAV:response`.
+    mutating func end() -> MultistatusResponse? {
+        if skippedDepth > 0 {
+            skippedDepth -= 1
+            return nil
+        }
+        guard let role = stack.popLast() else { return nil }
+        switch role {
+        case .response:
+            summary.responseCount += 1
+            return response
+        case .propstat:
+            response.propstats.append(propstat)
+        case .topSyncToken:
+            summary.syncToken = endText()
+        case .responseHref:
+            response.href = endText(what: "href") ?? ""
+        case .responseStatus:
+            response.status = endText(what: "status").flatMap(Self.statusCode)
+        case .propstatStatus:
+            propstat.status = endText(what: "status").flatMap(Self.statusCode)
+        case .principalHref:
+            propstat.properties.currentUserPrincipal = endText(what: "current-user-principal")
+        case .homeSetHref:
+            if let href = endText(what: "addressbook-home-set") { propstat.properties.addressBookHomeSet.append(href) }
+        case .value(let field):
+            endValue(field)
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func endValue(_ field: Field) {
+        switch field {
+        case .etag: propstat.properties.etag = endText(what: "getetag")
+        case .displayName: propstat.properties.displayName = endText(what: "displayname")
+        case .ctag: propstat.properties.ctag = endText(what: "getctag")
+        case .syncToken: propstat.properties.syncToken = endText(what: "sync-token")
+        case .addressData:
+            capturing = false
+            if overflowed {
+                let limit = MultistatusParser.Limits.maxAddressDataBytes >> 20
+                response.problem = "address-data is larger than \(limit) MiB"
+            } else {
+                propstat.properties.addressData = String(decoding: buffer, as: UTF8.self)
+            }
+            releaseBuffer()
+        }
+    }
+
+    private mutating func beginText(cap: Int) {
+        capturing = true
+        overflowed = false
+        capacity = cap
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The text of the element just ended, without surrounding white space (pretty-printed XML), or nil when it
+    /// was over its cap (then the response gets a problem naming `what`).
+    private mutating func endText(what: String? = nil) -> String? {
+        capturing = false
+        defer { releaseBuffer() }
+        if overflowed {
+            if let what { response.problem = "\(what) is longer than \(MultistatusParser.Limits.maxTextBytes) bytes" }
+            return nil
+        }
+        var slice = buffer[...]
+        while let first = slice.first, Self.isSpace(first) { slice.removeFirst() }
+        while let last = slice.last, Self.isSpace(last) { slice.removeLast() }
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    /// A buffer that grew for a big card is let go; a small one is kept for the next element.
+    private mutating func releaseBuffer() {
+        if buffer.capacity > MultistatusParser.Limits.maxTextBytes {
+            buffer = []
+        } else {
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// "HTTP/1.1 404 Not Found" -> 404 (RFC 4918 14.28: a status-line).
+    static func statusCode(_ line: String) -> Int? {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[1].count == 3 else { return nil }
+        return Int(parts[1])
+    }
+}

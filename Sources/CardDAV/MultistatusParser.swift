@@ -1,0 +1,171 @@
+import CXML2
+
+/// A streaming parser for WebDAV multistatus bodies: feed it the body chunk by chunk as it arrives, and it hands
+/// over each `DAV:response` as soon as its end tag is read. Memory stays flat whatever the number of responses:
+/// only the response being read is held, and text is kept only for the elements the client wants, each capped.
+///
+/// libxml2's SAX2 push parser does the XML; this class owns its context. No entity is ever substituted (no
+/// `XML_PARSE_NOENT`), no DTD is loaded, and the network is never used (`XML_PARSE_NONET`): the SAX handler has
+/// no entity, DTD or resolver callbacks, so a declared entity is never stored, let alone expanded or fetched.
+public final class MultistatusParser {
+    public enum Limits {
+        /// Larger `CARDDAV:address-data` makes that one response an item error; parsing goes on.
+        public static let maxAddressDataBytes = 2 << 20
+        /// Cap for every other text value kept (hrefs, ETags, tokens, names).
+        public static let maxTextBytes = 64 << 10
+    }
+
+    private var context: xmlParserCtxtPtr?
+    private let onResponse: (MultistatusResponse) throws -> Void
+    var elements = ElementTracker()
+    private var callbackError: (any Error)?
+    private var firstXMLError: String?
+    private var failure: CardDAVError?
+    private var xmlErrorIsFatal = false
+    private var finished = false
+
+    /// The summary so far; complete after `finish()`.
+    public var summary: MultistatusSummary { elements.summary }
+
+    /// - Parameter onResponse: called once per `DAV:response`, in document order. If it throws, parsing stops and
+    ///   `feed` or `finish` rethrows that error.
+    public init(onResponse: @escaping (MultistatusResponse) throws -> Void) {
+        self.onResponse = onResponse
+        MultistatusParser.initializeLibrary
+        var handler = xmlSAXHandler()
+        handler.initialized = UInt32(XML_SAX2_MAGIC)
+        handler.startElementNs = { context, localName, _, uri, _, _, attributeCount, _, attributes in
+            guard let context, let localName else { return }
+            let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.elements.start(
+                localName: localName, uri: uri, attributes: Attributes(base: attributes, count: Int(attributeCount)))
+        }
+        handler.endElementNs = { context, _, _, _ in
+            guard let context else { return }
+            let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            if let response = parser.elements.end() {
+                parser.deliver(response)
+            }
+        }
+        handler.characters = { context, bytes, length in
+            guard let context, let bytes else { return }
+            let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.elements.text(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        }
+        handler.cdataBlock = handler.characters
+        // The structured error callback is not variadic, so Swift can take it; it also keeps libxml2 from printing.
+        handler.serror = { context, error in
+            guard let context, let error else { return }
+            let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.recordXMLError(error.pointee)
+        }
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        context = xmlCreatePushParserCtxt(&handler, userData, nil, 0, nil)
+        if let context {
+            // Not XML_PARSE_NOENT (entities stay unexpanded), not XML_PARSE_DTDLOAD; never the network.
+            let options = XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue
+            xmlCtxtUseOptions(context, Int32(options))
+        }
+    }
+
+    deinit {
+        if let context {
+            xmlFreeParserCtxt(context)
+        }
+    }
+
+    /// libxml2's global state, set up once before any parser is made (xmlInitParser: "call once before processing
+    /// in case of use in multithreaded programs").
+    private static let initializeLibrary: Void = xmlInitParser()
+
+    /// Parses the next chunk of the body. Throws `CardDAVError.Kind.malformedResponse` for malformed XML, or the
+    /// error the response callback threw.
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        repeat {
+            let length = min(chunk.count - offset, 1 << 20)
+            let base = chunk.baseAddress.map { $0 + offset }?.assumingMemoryBound(to: CChar.self)
+            try parse(base, length, terminate: false)
+            offset += length
+        } while offset < chunk.count
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in try feed(buffer) }
+    }
+
+    public func feed(_ text: String) throws {
+        try feed(Array(text.utf8))
+    }
+
+    /// Ends the document: checks that it was complete and returns what it said outside its responses.
+    @discardableResult
+    public func finish() throws -> MultistatusSummary {
+        if !finished {
+            finished = true
+            try parse(nil, 0, terminate: true)
+            if elements.summary.rootElement == nil {
+                throw CardDAVError(.malformedResponse, "empty XML body")
+            }
+        }
+        return elements.summary
+    }
+
+    private func parse(_ bytes: UnsafePointer<CChar>?, _ length: Int, terminate: Bool) throws {
+        guard let context else {
+            throw CardDAVError(.malformedResponse, "libxml2 could not create a parser")
+        }
+        if let callbackError { throw callbackError }
+        if let failure { throw failure }
+        let code = xmlParseChunk(context, bytes, Int32(length), terminate ? 1 : 0)
+        if let callbackError { throw callbackError }
+        if code != 0 {
+            let reason = firstXMLError ?? "libxml2 error \(code) at line \(xmlSAX2GetLineNumber(context))"
+            failure = CardDAVError(.malformedResponse, "malformed XML: " + reason)
+            throw failure!
+        }
+    }
+
+    private func deliver(_ response: MultistatusResponse) {
+        guard callbackError == nil else { return }
+        do {
+            try onResponse(response)
+        } catch {
+            callbackError = error
+            xmlStopParser(context)
+        }
+    }
+
+    private func recordXMLError(_ error: xmlError) {
+        // Keep the first fatal error (the one that stopped the parse); warnings and recoverable namespace errors
+        // only fill in when nothing better comes.
+        let fatal = error.level == XML_ERR_FATAL
+        guard firstXMLError == nil || (fatal && !xmlErrorIsFatal) else { return }
+        var message = error.message.map { String(cString: $0) } ?? "unknown error"
+        while message.last?.isWhitespace == true { message.removeLast() }
+        firstXMLError = "\(message) (line \(error.line))"
+        xmlErrorIsFatal = fatal
+    }
+}
+
+@available(*, unavailable)
+extension MultistatusParser: Sendable {}
+
+/// The attributes of a start tag as libxml2's SAX2 passes them: five pointers each (local name, prefix, URI,
+/// value start, value end).
+struct Attributes {
+    var base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    var count: Int
+
+    func value(localName: String) -> String? {
+        guard let base else { return nil }
+        for index in 0..<count {
+            let entry = base + index * 5
+            guard let name = entry[0], String(cString: name) == localName,
+                let start = entry[3], let end = entry[4]
+            else { continue }
+            return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,114 @@
+/// One `DAV:response` of a multistatus (RFC 4918 14.24), with the properties ContactBox asks for.
+///
+/// The href is kept exactly as the server sent it (not percent-decoded): it is the item's identity on that server.
+public struct MultistatusResponse: Sendable, Equatable {
+    public var href: String
+    /// The response-level `DAV:status` (e.g. 404 for a removed member in a sync report, 507 for truncation).
+    public var status: Int?
+    public var propstats: [Propstat]
+    /// The local names of `DAV:error` conditions inside this response.
+    public var errorConditions: [String]
+    /// Why this one response could not be read (a property value over its size cap); the rest of the multistatus
+    /// is unaffected.
+    public var problem: String?
+
+    public init(
+        href: String = "", status: Int? = nil, propstats: [Propstat] = [], errorConditions: [String] = [],
+        problem: String? = nil
+    ) {
+        self.href = href
+        self.status = status
+        self.propstats = propstats
+        self.errorConditions = errorConditions
+        self.problem = problem
+    }
+
+    /// The properties found with a 2xx status (several 2xx propstats are merged).
+    public var properties: DAVProperties {
+        var merged = DAVProperties()
+        for propstat in propstats where (200..<300).contains(propstat.status ?? 200) {
+            merged.merge(propstat.properties)
+        }
+        return merged
+    }
+}
+
+/// One `DAV:propstat`: properties that share a status.
+public struct Propstat: Sendable, Equatable {
+    public var status: Int?
+    public var properties: DAVProperties
+
+    public init(status: Int? = nil, properties: DAVProperties = DAVProperties()) {
+        self.status = status
+        self.properties = properties
+    }
+}
+
+/// A `CARDDAV:address-data-type` of `CARDDAV:supported-address-data` (RFC 6352 6.2.2).
+public struct AddressDataType: Sendable, Equatable {
+    public var contentType: String
+    public var version: String
+
+    public init(contentType: String, version: String) {
+        self.contentType = contentType
+        self.version = version
+    }
+}
+
+/// The WebDAV, CardDAV and CalendarServer properties the client reads. Absent properties are nil or empty.
+public struct DAVProperties: Sendable, Equatable {
+    public var etag: String?
+    public var displayName: String?
+    /// The vCard text of `CARDDAV:address-data`.
+    public var addressData: String?
+    /// True once a `DAV:resourcetype` was seen; then `isCollection` and `isAddressBook` say what it holds.
+    public var hasResourceType = false
+    public var isCollection = false
+    public var isAddressBook = false
+    public var currentUserPrincipal: String?
+    public var addressBookHomeSet: [String] = []
+    public var supportedAddressData: [AddressDataType] = []
+    /// Local names of the reports in `DAV:supported-report-set` (e.g. "sync-collection"); nil when not reported.
+    public var supportedReports: [String]?
+    /// `CS:getctag` (http://calendarserver.org/ns/).
+    public var ctag: String?
+    /// `DAV:sync-token` asked for as a property.
+    public var syncToken: String?
+
+    public init() {}
+
+    mutating func merge(_ other: DAVProperties) {
+        etag = other.etag ?? etag
+        displayName = other.displayName ?? displayName
+        addressData = other.addressData ?? addressData
+        if other.hasResourceType {
+            hasResourceType = true
+            isCollection = other.isCollection
+            isAddressBook = other.isAddressBook
+        }
+        currentUserPrincipal = other.currentUserPrincipal ?? currentUserPrincipal
+        addressBookHomeSet += other.addressBookHomeSet
+        supportedAddressData += other.supportedAddressData
+        supportedReports = other.supportedReports ?? supportedReports
+        ctag = other.ctag ?? ctag
+        syncToken = other.syncToken ?? syncToken
+    }
+}
+
+/// What the multistatus said outside its responses, known once the document ends.
+public struct MultistatusSummary: Sendable, Equatable {
+    /// The local name of the root element: "multistatus" for a 207, "error" for a precondition failure body.
+    public var rootElement: String?
+    /// The top-level `DAV:sync-token` of a sync-collection report.
+    public var syncToken: String?
+    /// Local names of the conditions in a top-level `DAV:error` (the root or a child of the multistatus).
+    public var errorConditions: [String] = []
+    public var responseCount = 0
+
+    public init() {}
+
+    /// RFC 6578 3.2: the token in the request is not (or no longer) valid.
+    public var hasInvalidSyncToken: Bool { errorConditions.contains("valid-sync-token") }
+    /// RFC 5323 / RFC 6578 3.6: the server truncated the result.
+    public var isTruncated: Bool { errorConditions.contains("number-of-matches-within-limits") }
+}

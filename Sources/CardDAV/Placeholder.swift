@@ -1,1 +1,0 @@
-// placeholder: the CardDAV module is being written

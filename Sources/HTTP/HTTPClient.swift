@@ -1,0 +1,254 @@
+import CCurl
+import Logging
+
+/// A blocking HTTP client over libcurl for one thread (the sync worker's).
+///
+/// One multi handle runs every transfer, so its connection cache keeps connections alive between calls;
+/// a small pool of easy handles (at most `maxConcurrent`) is reused. Redirects are followed here, not by
+/// curl, so that credentials only go where they belong (see `RedirectPolicy`). Retrying failed requests
+/// is the caller's decision: a 429 or 503 comes back as a response, with `header("Retry-After")`.
+public final class HTTPClient {
+    private let configuration: HTTPConfiguration
+    private let logger: Logger
+    private let multi: MultiHandle
+    private var idle: [EasyHandle] = []
+    private var handleCount = 0
+    /// Set for the rest of the client's life once a server asked for Digest under `.automatic`.
+    private var usesDigest: Bool
+    private var counts: [String: Int] = [:]
+
+    /// Requests sent, by method, including redirect hops and authentication round trips.
+    public var requestCounts: [String: Int] { counts }
+
+    static let initializeLibcurl: Void = {
+        // > This function is not thread safe [before 7.84]: call it once, before any other thread runs curl.
+        // Swift runs this initializer exactly once, whichever thread gets here first.
+        _ = curl_global_init(ccurl_global_default)
+    }()
+
+    public init(_ configuration: HTTPConfiguration, logger: Logger) throws(HTTPError) {
+        guard configuration.maxConcurrent >= 1, configuration.maxRedirects >= 0,
+            configuration.connectTimeout >= 0, configuration.transferTimeout >= 0, configuration.totalTimeout >= 0
+        else {
+            throw HTTPError(.other, "Invalid HTTP configuration: limits must not be negative, maxConcurrent at least 1")
+        }
+        self.configuration = configuration
+        self.logger = logger
+        multi = try MultiHandle(maxConnections: configuration.maxConcurrent)
+        usesDigest = configuration.auth == .digest
+    }
+
+    deinit {
+        // Easy handles go before the multi handle whose connections they used.
+        idle.removeAll()
+    }
+
+    /// Sends `request` and streams the response body to `onBody` in the chunks curl delivers (at most
+    /// 16 KiB each; nothing is accumulated). Bodies of redirects and authentication challenges are not
+    /// delivered. A throw from `onBody` aborts the transfer and is rethrown; other failures throw `HTTPError`.
+    public func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse
+    {
+        try withoutActuallyEscaping(onBody) { sink in
+            let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
+            transfer.context.sink = sink
+            defer { transfer.context.sink = nil }
+            var outcome: Result<HTTPResponse, any Error> = .failure(HTTPError(.other, "The request did not run"))
+            try run([transfer]) { _, result in outcome = result }
+            return try outcome.get()
+        }
+    }
+
+    /// Sends `request` and collects the response body, failing with `.tooLarge` past `maxBody` bytes.
+    public func send(_ request: HTTPRequest, maxBody: Int = 4 << 20) throws(HTTPError) -> (HTTPResponse, [UInt8]) {
+        let collector = BodyCollector(limit: maxBody)
+        let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
+        collector.attach(to: transfer.context)
+        var outcome: Result<HTTPResponse, any Error> = .failure(HTTPError(.other, "The request did not run"))
+        do {
+            try run([transfer]) { _, result in outcome = result }
+            return (try outcome.get(), collector.bytes)
+        } catch {
+            throw HTTPError.wrapping(error)
+        }
+    }
+
+    /// Runs independent requests with at most `maxConcurrent` in flight, calling `completion(index, result)`
+    /// on this thread as each finishes, in the order they finish. A throw from `completion` stops the
+    /// transfers still running and is rethrown.
+    public func sendAll(
+        _ requests: [HTTPRequest], maxBody: Int = 4 << 20,
+        completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
+    ) throws {
+        var collectors: [BodyCollector] = []
+        let transfers = requests.enumerated().map { index, request in
+            let transfer = Transfer(index: index, request: request, hasCredentials: configuration.credentials != nil)
+            let collector = BodyCollector(limit: maxBody)
+            collector.attach(to: transfer.context)
+            collectors.append(collector)
+            return transfer
+        }
+        try run(transfers) { transfer, result in
+            let collector = collectors[transfer.index]
+            let mapped = result.map { ($0, collector.take()) }.mapError(HTTPError.wrapping)
+            try completion(transfer.index, mapped)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTPClient: Sendable {}
+
+extension HTTPClient {
+    private struct Running {
+        var easy: EasyHandle
+        var transfer: Transfer
+    }
+
+    /// Drives `transfers` through the multi handle, `maxConcurrent` at a time, following redirects and
+    /// authentication retries, and reports each final outcome to `finished`.
+    private func run(
+        _ transfers: [Transfer], finished: (Transfer, Result<HTTPResponse, any Error>) throws -> Void
+    ) throws {
+        var waiting = transfers.reversed() as [Transfer]  // popLast takes them in order
+        var running: [Running] = []
+        defer {
+            // Only after a throw: abandon what still runs, and keep the handles for later.
+            for entry in running {
+                multi.remove(entry.easy)
+                entry.easy.release()
+                idle.append(entry.easy)
+            }
+        }
+        while true {
+            while running.count < configuration.maxConcurrent, let transfer = waiting.popLast() {
+                do {
+                    running.append(Running(easy: try start(transfer), transfer: transfer))
+                } catch {
+                    try finished(transfer, .failure(error))
+                }
+            }
+            if running.isEmpty {
+                return
+            }
+            let stillRunning = try multi.perform()
+            var progressed = false
+            while let done = multi.nextDone() {
+                guard let position = running.firstIndex(where: { $0.easy.handle == done.easy }) else { continue }
+                let entry = running.remove(at: position)
+                multi.remove(entry.easy)
+                let outcome = finish(entry.transfer, on: entry.easy, code: done.code)
+                entry.easy.release()
+                idle.append(entry.easy)
+                progressed = true
+                switch outcome {
+                case .again:
+                    waiting.append(entry.transfer)
+                case .done(let result):
+                    try finished(entry.transfer, result)
+                }
+            }
+            if !progressed && stillRunning > 0 {
+                try multi.poll(milliseconds: 1000)
+            }
+        }
+    }
+
+    private func start(_ transfer: Transfer) throws(HTTPError) -> EasyHandle {
+        let easy: EasyHandle
+        if let reused = idle.popLast() {
+            easy = reused
+        } else {
+            easy = try EasyHandle(configuration)
+            handleCount += 1
+        }
+        do {
+            let credentials = transfer.sendsCredentials ? configuration.credentials : nil
+            transfer.hopUsedBasic = credentials != nil && !usesDigest
+            transfer.context.prepareHop(body: transfer.body)
+            transfer.context.isIntermediate = { [unowned self, unowned transfer] status, headers in
+                isIntermediate(transfer, status: status, headers: headers)
+            }
+            try easy.configure(
+                method: transfer.method, url: transfer.url, headers: try transfer.headerLines(),
+                hasBody: transfer.body != nil, bodyCount: transfer.body?.count ?? 0,
+                credentials: credentials, digest: usesDigest, context: transfer.context)
+            transfer.hopStarted = .now
+            try multi.add(easy)
+            return easy
+        } catch {
+            easy.release()
+            idle.append(easy)
+            throw HTTPError(error.kind, error.message, url: transfer.url)
+        }
+    }
+
+    private enum HopOutcome {
+        case again
+        case done(Result<HTTPResponse, any Error>)
+    }
+
+    /// Whether a response head belongs to a hop that will be followed by another (its body is not the caller's).
+    private func isIntermediate(_ transfer: Transfer, status: Int, headers: [HTTPHeader]) -> Bool {
+        if RedirectPolicy.isFollowed(status) && headers.first(named: "Location") != nil {
+            return true
+        }
+        return status == 401 && configuration.auth == .automatic && transfer.hopUsedBasic
+            && !transfer.retriedAuthentication && offersDigest(headers)
+    }
+
+    private func offersDigest(_ headers: [HTTPHeader]) -> Bool {
+        headers.contains { header in
+            header.name.isEqualIgnoringASCIICase("WWW-Authenticate")
+                && header.value.lowercasedASCII().split(whereSeparator: { $0 == "," || $0 == " " }).contains("digest")
+        }
+    }
+
+    private func finish(_ transfer: Transfer, on easy: EasyHandle, code: CURLcode) -> HopOutcome {
+        let context = transfer.context
+        let elapsed = ContinuousClock.now - transfer.hopStarted
+        counts[transfer.method, default: 0] += max(1, context.responseCount)
+        var metadata: Logger.Metadata = [
+            "http.method": "\(transfer.method)",
+            "http.path": "\(URLParts(transfer.url)?.path ?? "")",
+            "http.duration_ms":
+                "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)",
+        ]
+
+        if let error = context.callbackError {
+            logger.debug("HTTP request stopped", metadata: metadata)
+            return .done(.failure(error))
+        }
+        guard code == CURLE_OK else {
+            let error = HTTPError(
+                code: code, detail: easy.errorDetail, url: transfer.url, secret: configuration.credentials?.password)
+            metadata["http.error"] = "\(error.kind)"
+            logger.debug("HTTP request failed", metadata: metadata)
+            return .done(.failure(error))
+        }
+        metadata["http.status"] = "\(context.status)"
+        logger.debug("HTTP request finished", metadata: metadata)
+
+        guard context.discardBody else {
+            return .done(.success(HTTPResponse(status: context.status, headers: context.headers, url: transfer.url)))
+        }
+        if context.status == 401 {
+            // Under .automatic, a Digest challenge to our Basic credentials: Digest from now on.
+            usesDigest = true
+            transfer.retriedAuthentication = true
+            return .again
+        }
+        guard transfer.redirects < configuration.maxRedirects else {
+            return .done(
+                .failure(
+                    HTTPError(.protocolError, "More than \(configuration.maxRedirects) redirects", url: transfer.url)))
+        }
+        // > CURLINFO_REDIRECT_URL: the URL a redirect would take you to, had you enabled FOLLOWLOCATION
+        // (resolved against the request URL, as RFC 9110 10.2.2 says). Curl writes the user name and password
+        // into it for a relative Location: they are removed, credentials come from the configuration only.
+        guard let target = (easy.info(CURLINFO_REDIRECT_URL) as String?).map(redactingUserInfo) else {
+            return .done(.failure(HTTPError(.protocolError, "A redirect without a usable Location", url: transfer.url)))
+        }
+        transfer.redirect(status: context.status, to: target)
+        return .again
+    }
+}

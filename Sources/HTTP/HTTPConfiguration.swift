@@ -1,0 +1,56 @@
+/// How a client authenticates when it has credentials.
+public enum AuthScheme: Sendable, Equatable {
+    /// Basic, sent with the first request (no challenge round trip). The default.
+    case basic
+    /// Digest (RFC 7616), answered after the server's first challenge.
+    case digest
+    /// Starts with preemptive Basic; on a 401 whose `WWW-Authenticate` offers Digest, switches to Digest
+    /// for the rest of the client's life and sends the request again.
+    case automatic
+}
+
+/// Settings of one `HTTPClient`, fixed when it is created.
+public struct HTTPConfiguration: Sendable {
+    /// Sent as `User-Agent` with every request.
+    public var userAgent: String
+    public var credentials: Credentials?
+    public var auth: AuthScheme
+    /// Seconds to establish a connection (TCP and TLS).
+    public var connectTimeout: Int
+    /// Seconds without progress (below 1 byte/s) before a transfer fails with `.timeout`.
+    public var transferTimeout: Int
+    /// Seconds a whole transfer may take, whatever its progress; 0 means no cap.
+    public var totalTimeout: Int
+    /// A CA bundle file. Unset by default: loading the whole system bundle costs about 1 MB per connection.
+    public var caFile: String?
+    /// A directory of hashed CA certificates, looked up on demand. TLS verification is always on.
+    public var caPath: String?
+    /// Requests in flight at once in `sendAll`, and connections kept open.
+    public var maxConcurrent: Int
+    /// Redirects followed per request before it fails with `.protocolError`.
+    public var maxRedirects: Int
+
+    public init(
+        userAgent: String = "ContactBox/0",
+        credentials: Credentials? = nil,
+        auth: AuthScheme = .basic,
+        connectTimeout: Int = 10,
+        transferTimeout: Int = 60,
+        totalTimeout: Int = 600,
+        caFile: String? = nil,
+        caPath: String? = "/etc/ssl/certs",
+        maxConcurrent: Int = 4,
+        maxRedirects: Int = 5
+    ) {
+        self.userAgent = userAgent
+        self.credentials = credentials
+        self.auth = auth
+        self.connectTimeout = connectTimeout
+        self.transferTimeout = transferTimeout
+        self.totalTimeout = totalTimeout
+        self.caFile = caFile
+        self.caPath = caPath
+        self.maxConcurrent = maxConcurrent
+        self.maxRedirects = maxRedirects
+    }
+}

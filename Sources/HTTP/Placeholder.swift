@@ -1,1 +1,0 @@
-// placeholder: the HTTP module is being written

@@ -1,0 +1,61 @@
+import Appliance
+import ArgumentParser
+
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Check the configuration file, its password files and its folders.",
+        discussion: """
+            Reads the configuration (/etc/contactbox/contactbox.toml, or the path given with --config or the \
+            CONTACTBOX_CONFIG environment variable), checks every value, reads each password file or credential \
+            (never printing it) and checks that vdir folders exist. Prints a summary of each remote and \
+            "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG).
+            """)
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() throws {
+        let path = options.path
+        let result = Configuration.validate(path: path)
+        var problems = result.errors
+        if let configuration = result.configuration { problems += configuration.resourceProblems(path: path) }
+        guard problems.isEmpty, let configuration = result.configuration else {
+            for problem in problems { Terminal.error(problem.description) }
+            Terminal.note("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(path).")
+            throw Exit.configError
+        }
+        print(Self.summary(of: configuration, path: path))
+        print("configuration OK")
+    }
+
+    static func summary(of configuration: Configuration, path: String) -> String {
+        let sync = configuration.sync
+        var lines = [
+            "\(path):",
+            "  store: \(configuration.storePath)",
+            "  sync: every \(Configuration.durationText(seconds: sync.interval)), "
+                + "full check every \(Configuration.durationText(seconds: sync.fullCheck)), "
+                + "deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
+        ]
+        for remote in configuration.remotes {
+            lines.append("  remote \"\(remote.name)\":")
+            switch remote.kind {
+            case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
+                lines.append("    carddav \(url)")
+                lines.append("    user: \(username), password: \(password), auth: \(auth.rawValue)")
+                lines.append("    \(concurrency) request\(concurrency == 1 ? "" : "s") at a time")
+                if let caFile { lines.append("    CA file: \(caFile)") }
+                if let caPath { lines.append("    CA folder: \(caPath)") }
+            case .vdir(let folder, let createFolder):
+                lines.append("    vdir \(folder)\(createFolder ? " (created when missing)" : "")")
+            }
+            lines.append("    conflicts: \(remote.conflictPolicy.rawValue) wins")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func percent(_ share: Double) -> String {
+        (share * 100).formatted(decimals: share * 100 == (share * 100).rounded() ? 0 : 1) + "%"
+    }
+}
+

@@ -1,0 +1,91 @@
+import Appliance
+import ArgumentParser
+import CardDAV
+import Sync
+
+struct DiscoverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "List the address books at a CardDAV server or account URL.",
+        discussion: """
+            Walks /.well-known/carddav, the current user principal and the address-book home set, and prints \
+            each address book: its URL (to put in the configuration), its name, whether it supports \
+            sync-collection, and the vCard versions it takes. Give the account either as --remote NAME from the \
+            configuration, or as URL with --username and --password-file (a file readable only by you: passwords \
+            never go on a command line, where other users can see them).
+            """)
+
+    @Argument(help: "The server or address-book URL (not needed with --remote).")
+    var url: String?
+
+    @OptionGroup var config: ConfigOptions
+
+    @Option(help: ArgumentHelp("Use this configured remote's URL and login.", valueName: "name"))
+    var remote: String?
+
+    @Option(help: "The user name.")
+    var username: String?
+
+    @Option(help: ArgumentHelp("A file holding the password.", valueName: "path"))
+    var passwordFile: String?
+
+    @Option(help: "basic (default), digest or automatic.")
+    var auth: String = "basic"
+
+    func run() throws {
+        let account = try resolveAccount()
+        let logger = LogSetup.makeLogger()
+        let books: [AddressBookInfo]
+        do {
+            let http = try RemoteFactory.makeHTTPClient(
+                username: account.username, password: account.password, auth: account.auth, caFile: nil,
+                caPath: nil, concurrency: 1, userAgent: "ContactBox/\(ContactBox.version)", logger: logger)
+            books = try CardDAVClient(http: http, logger: logger).discover(account.url)
+        } catch let error as CardDAVError {
+            Terminal.error(error.message)
+            throw SyncCommand.exitCode(for: RemoteError(error))
+        } catch {
+            Terminal.error("\(error)")
+            throw Exit.temporaryFailure
+        }
+        guard !books.isEmpty else {
+            Terminal.error("no address book found at \(account.url)")
+            throw Exit.findings
+        }
+        for book in books {
+            let features = [book.supportsSyncCollection ? "sync-collection" : "listing only"]
+                + ["vCard " + book.supportedVersions.joined(separator: ", ")]
+            print("\(book.url)\t\(book.displayName ?? "(no name)")\t\(features.joined(separator: "; "))")
+        }
+    }
+
+    private func resolveAccount() throws -> (
+        url: String, username: String, password: String, auth: RemoteConfiguration.AuthScheme
+    ) {
+        if let remote {
+            let configuration = try config.load()
+            guard let found = configuration.remotes.first(where: { $0.name == remote }),
+                case .carddav(let url, let username, let secret, let auth, _, _, _) = found.kind
+            else {
+                Terminal.error("no CardDAV remote named \(remote) in \(config.path)")
+                throw ExitCode.validationFailure
+            }
+            return (self.url ?? url, username, try readSecret(secret), auth)
+        }
+        guard let url, let username, let passwordFile,
+            let auth = RemoteConfiguration.AuthScheme(rawValue: auth)
+        else {
+            throw ValidationError("give a URL with --username and --password-file, or --remote NAME")
+        }
+        return (url, username, try readSecret(.file(passwordFile)), auth)
+    }
+
+    private func readSecret(_ source: SecretSource) throws -> String {
+        do {
+            return try source.read()
+        } catch {
+            Terminal.error(error.description)
+            throw Exit.configError
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Appliance
+import ArgumentParser
+import ContactStore
+import Logging
+import Sync
+
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync the store with the configured address books, one after the other.",
+        discussion: """
+            Each remote is synced both ways: changes on either side are copied over, a contact changed on both \
+            sides is settled by the remote's conflict policy (the other version is kept in the store's history), \
+            and an edit beats a deletion. A run that would delete more than max_delete_share of a remote's \
+            contacts, or a remote that suddenly lists none, deletes nothing and exits 10 until confirmed with \
+            --confirm-deletions.
+
+            Exit codes: 0 every remote synced; 1 some contacts could not be synced (listed); 10 deletions wait \
+            for confirmation; 74 the store failed; 75 a remote could not be reached (try later); 77 a remote \
+            refused the login; 78 the configuration is wrong.
+            """)
+
+    @OptionGroup var config: ConfigOptions
+
+    @Option(help: ArgumentHelp("The store, instead of the configured one.", valueName: "path"))
+    var db: String?
+
+    @Option(help: ArgumentHelp("Sync only this remote.", valueName: "name"))
+    var remote: String?
+
+    @Flag(help: "Decide and report, but change nothing on either side.")
+    var dryRun = false
+
+    @Flag(help: "Carry out deletions held for confirmation by an earlier run.")
+    var confirmDeletions = false
+
+    func run() throws {
+        let configuration = try config.load()
+        let remotes = configuration.remotes.filter { remote == nil || $0.name == remote }
+        guard !remotes.isEmpty else {
+            Terminal.error("no remote named \(remote ?? "") in \(config.path)")
+            throw ExitCode.validationFailure
+        }
+        let store = try StoreOptions(db: db ?? configuration.storePath).open()
+        let logger = LogSetup.makeLogger()
+        let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(ContactBox.version)")
+        let engine = SyncEngine(store: store, logger: logger)
+        var exit = ExitCode.success
+        for remoteConfiguration in remotes {
+            let code = try sync(remoteConfiguration, configuration.sync, factory: factory, engine: engine)
+            exit = Self.worse(exit, code)
+        }
+        if exit != .success { throw exit }
+    }
+
+    private func sync(
+        _ remote: RemoteConfiguration, _ settings: SyncSettings, factory: RemoteFactory, engine: SyncEngine
+    ) throws -> ExitCode {
+        let started = monotonicMillis()
+        let opened: OpenedRemote
+        do {
+            opened = try factory.open(remote)
+        } catch let error as RemoteError {
+            Terminal.error("\(remote.name): \(error.message)")
+            return Self.exitCode(for: error)
+        } catch let error as ConfigurationError {
+            Terminal.error(error.description)
+            return Exit.configError
+        }
+        var bar = ProgressBar(remote.name, total: 0)
+        let options = SyncOptions(
+            policy: ConflictPolicy(rawValue: remote.conflictPolicy.rawValue) ?? .newest,
+            maxDeleteShare: settings.maxDeleteShare, confirmDeletions: confirmDeletions, dryRun: dryRun)
+        let report: SyncReport
+        do {
+            report = try engine.sync(opened.book, kind: opened.kind, url: opened.url, options: options) { progress in
+                bar.update(label: "\(remote.name): \(progress.phase)", done: progress.done, total: progress.total)
+            }
+        } catch {
+            bar.finish()
+            Terminal.error("\(remote.name): the store failed: \(error)")
+            return Exit.ioError
+        }
+        bar.finish()
+        let seconds = Double(monotonicMillis() - started) / 1000
+        print(Self.summary(report, seconds: seconds, dryRun: dryRun))
+        for line in report.errors { Terminal.note("  \(line)") }
+        if let message = report.message { Terminal.note("  \(message)") }
+        switch report.outcome {
+        case .failed: return report.failure.map(Self.exitCode(for:)) ?? Exit.temporaryFailure
+        case .needsConfirmation: return Exit.needsConfirmation
+        default: return report.counts.errors > 0 ? Exit.findings : .success
+        }
+    }
+
+    static func summary(_ report: SyncReport, seconds: Double, dryRun: Bool) -> String {
+        let counts = report.counts
+        let outcome =
+            switch report.outcome {
+            case .ok: dryRun ? "would sync" : "synced"
+            case .failed: "failed"
+            case .needsConfirmation: "deletions held"
+            case .interrupted: "interrupted"
+            }
+        return "\(report.remote): \(outcome): \(counts.uploaded) uploaded, \(counts.downloaded) downloaded, "
+            + "\(counts.updated) updated, \(counts.deleted) deleted, \(counts.conflicts) conflicts, "
+            + "\(counts.errors) errors (\(seconds.formatted(decimals: 1)) s)"
+    }
+
+    static func exitCode(for error: RemoteError) -> ExitCode {
+        switch error.kind {
+        case .unauthorized: Exit.noPermission
+        case .notFound, .malformed: Exit.findings
+        default: Exit.temporaryFailure
+        }
+    }
+
+    /// The code that says most: a failure outranks held deletions, which outrank item errors.
+    static func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
+        let rank: [Int32: Int] = [0: 0, 1: 1, 10: 2, 75: 3, 77: 4, 74: 5, 78: 6]
+        return (rank[b.rawValue] ?? 3) > (rank[a.rawValue] ?? 3) ? b : a
+    }
+}

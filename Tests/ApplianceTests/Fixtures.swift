@@ -1,0 +1,59 @@
+import Glibc
+import Testing
+
+@testable import Appliance
+
+let configPath = "/etc/contactbox/contactbox.toml"
+
+/// A valid configuration; tests change one line and expect errors on known lines.
+let validText = """
+    store = "/var/lib/contactbox/contacts.sqlite"
+
+    [sync]
+    interval = "15m"
+    full_check = "24h"
+    max_delete_share = 0.3
+
+    [[remote]]
+    name = "icloud"
+    kind = "carddav"
+    url = "https://contacts.icloud.com/"
+    username = "someone@icloud.com"
+    password_file = "/etc/contactbox/icloud.password"
+    conflict = "newest"
+    concurrency = 4
+
+    [[remote]]
+    name = "nas"
+    kind = "vdir"
+    folder = "/mnt/nas/contacts"
+    create_folder = false
+    """
+
+/// `validText` with one line replaced (the line must be there, or the test is testing nothing).
+func makeText(replacing line: String, with replacement: String) -> String {
+    precondition(validText.contains(line), "no line \(line) in the fixture")
+    return validText.replacing(line, with: replacement)
+}
+
+/// Every problem the text has, as a person would read them.
+func problems(_ text: String) -> [String] {
+    Configuration.validate(text: text, path: configPath).errors.map(\.description)
+}
+
+func makeFile(_ path: String, _ text: String, mode: mode_t = 0o600) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)
+    precondition(fd >= 0, "cannot create \(path)")
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
+    // open's mode passes through the umask; set it exactly.
+    fchmod(fd, mode)
+    close(fd)
+}
+
+/// The repository's Deploy folder, found from this file's place.
+var deployFolder: String {
+    var path = #filePath
+    for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+    return path + "/Deploy"
+}

@@ -1,0 +1,127 @@
+import Foundation
+import HTTP
+import Testing
+
+@Suite("Connections, timeouts and concurrency")
+struct ConnectionTests {
+    @Test("Sequential requests reuse one connection")
+    func connectionsAreReused() throws {
+        let server = try TestServer()
+        let client = try makeClient()
+        var connections: Set<Int> = []
+        for _ in 0..<5 {
+            let (_, body) = try client.send(HTTPRequest(method: "GET", url: server.base + "/echo"))
+            connections.insert(try json(body)["connection"] as? Int ?? -1)
+        }
+        _ = try client.perform(HTTPRequest(method: "PUT", url: server.base + "/echo", body: [1, 2, 3])) { chunk in
+            connections.insert((try? json(Array(chunk)))?["connection"] as? Int ?? -2)
+        }
+        #expect(connections.count == 1)
+    }
+
+    @Test("A server slower than the transfer timeout gives timeout")
+    func slowServerTimesOut() throws {
+        let server = try TestServer()
+        let client = try makeClient(transferTimeout: 1)
+        let started = ContinuousClock.now
+        let error = #expect(throws: HTTPError.self) {
+            _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=2.5"))
+        }
+        #expect(error?.kind == .timeout)
+        #expect(ContinuousClock.now - started < .milliseconds(2200))
+    }
+
+    @Test("A closed port gives connect")
+    func refusedConnection() throws {
+        let client = try makeClient()
+        let error = #expect(throws: HTTPError.self) {
+            _ = try client.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:1/"))
+        }
+        #expect(error?.kind == .connect)
+    }
+
+    @Test("An unknown host gives dns")
+    func unknownHost() throws {
+        let client = try makeClient()
+        let error = #expect(throws: HTTPError.self) {
+            _ = try client.send(HTTPRequest(method: "GET", url: "http://no-such-host.invalid/"))
+        }
+        #expect(error?.kind == .dns)
+    }
+
+    @Test("sendAll runs up to maxConcurrent requests at once and reports every result")
+    func sendAllRunsConcurrently() throws {
+        let server = try TestServer()
+        let client = try makeClient(maxConcurrent: 4)
+        let requests = (0..<8).map { index in
+            HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=0.5&i=\(index)")
+        }
+        var seen: [Int: String] = [:]
+        var connections: Set<Int> = []
+        let started = ContinuousClock.now
+        try client.sendAll(requests) { index, result in
+            let (response, body) = try result.get()
+            #expect(response.status == 200)
+            let echo = try json(body)
+            seen[index] = echo["path"] as? String
+            connections.insert(echo["connection"] as? Int ?? -1)
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(950))
+        #expect(elapsed < .milliseconds(1800))
+        #expect(seen.count == 8)
+        for index in 0..<8 {
+            #expect(seen[index]?.hasSuffix("i=\(index)") == true)
+        }
+        #expect(connections.count <= 4)
+    }
+
+    @Test("sendAll reports a failed request as its result and goes on with the others")
+    func sendAllReportsFailures() throws {
+        let server = try TestServer()
+        let client = try makeClient()
+        let requests = [
+            HTTPRequest(method: "GET", url: server.base + "/echo"),
+            HTTPRequest(method: "GET", url: "http://127.0.0.1:1/"),
+            HTTPRequest(method: "GET", url: server.base + "/bytes?n=2000"),
+        ]
+        var outcomes: [Int: String] = [:]
+        try client.sendAll(requests, maxBody: 1000) { index, result in
+            switch result {
+            case .success(let (response, _)): outcomes[index] = "\(response.status)"
+            case .failure(let error): outcomes[index] = "\(error.kind)"
+            }
+        }
+        #expect(outcomes == [0: "200", 1: "connect", 2: "tooLarge"])
+    }
+
+    struct Enough: Error {}
+
+    @Test("A throw from the sendAll completion stops the rest and is rethrown")
+    func sendAllCompletionThrows() throws {
+        let server = try TestServer()
+        let client = try makeClient(maxConcurrent: 2)
+        let requests = (0..<6).map { _ in HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=0.2") }
+        var calls = 0
+        #expect(throws: Enough.self) {
+            try client.sendAll(requests) { _, _ in
+                calls += 1
+                throw Enough()
+            }
+        }
+        #expect(calls == 1)
+        let (response, _) = try client.send(HTTPRequest(method: "GET", url: server.base + "/echo"))
+        #expect(response.status == 200)
+    }
+
+    @Test("requestCounts counts requests by method")
+    func requestCounts() throws {
+        let server = try TestServer()
+        let client = try makeClient()
+        for method in ["GET", "GET", "PUT", "PROPFIND", "REPORT", "DELETE"] {
+            _ = try client.send(HTTPRequest(method: method, url: server.base + "/echo"))
+        }
+        #expect(client.requestCounts == ["GET": 2, "PUT": 1, "PROPFIND": 1, "REPORT": 1, "DELETE": 1])
+        #expect(try server.stats().byMethod == ["GET": 3, "PUT": 1, "PROPFIND": 1, "REPORT": 1, "DELETE": 1])
+    }
+}

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process started with posix_spawnp(3), with every signal unblocked and at its default action, and reaped
+/// by its PID.
+///
+/// Foundation's `Process` passes on the signal mask of the thread that starts it, and Swift Testing runs tests on
+/// Dispatch worker threads, which block SIGTERM: a server started that way ignores SIGTERM and has to be killed.
+final class ChildProcess {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let pid: pid_t
+    private(set) var exitStatus: Int32?
+
+    /// Starts `path` with `arguments` (not including argv[0]), standard input from /dev/null, standard output and
+    /// error appended to `logPath`.
+    init(path: String, arguments: [String], logPath: String) throws {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid = pid_t()
+        let result = posix_spawnp(&pid, path, &actions, &attributes, argv, environ)
+        guard result == 0 else {
+            throw Failure(description: "cannot start \(path): \(String(cString: strerror(result)))")
+        }
+        self.pid = pid
+    }
+
+    /// Whether the process still runs; reaps it once it has exited.
+    var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == 0 { return true }
+        // ECHILD: someone else reaped it; it is gone all the same.
+        exitStatus = result == pid ? status : -1
+        return false
+    }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone and reaped.
+    func terminate(grace: Double = 5) {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        var waited = 0.0
+        while isRunning, waited < grace {
+            usleep(10_000)
+            waited += 0.01
+        }
+        guard isRunning else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        exitStatus = status
+    }
+
+    deinit {
+        terminate()
+    }
+}
+
+@available(*, unavailable) extension ChildProcess: Sendable {}

@@ -1,0 +1,277 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real Radicale CardDAV server for integration tests: on 127.0.0.1 at a free port, with basic auth
+/// (htpasswd, plain), storage in a fresh temporary folder, stopped by PID when the object goes away.
+///
+/// It runs `<repo>/.venv/bin/python -m radicale` (`RADICALE_PYTHON` names another interpreter); `Deploy/test.sh`
+/// creates that virtualenv.
+public final class RadicaleServer {
+    public static let username = "alice"
+    public static let password = "secret-pw"
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// "http://127.0.0.1:PORT/"
+    public let baseURL: String
+    /// Radicale's `[storage] filesystem_folder`; collections are under `collection-root/<user>/<name>/`.
+    public let storageFolder: String
+    public let port: Int
+
+    private let root: String
+    private let configPath: String
+    private let logPath: String
+    private let python: String
+    private var process: ChildProcess?
+
+    /// Starts a server and waits until it accepts connections (20 s at most).
+    public init(users: [String: String] = [RadicaleServer.username: RadicaleServer.password]) throws {
+        python = try Self.findPython()
+        root = try Self.makeTemporaryFolder()
+        storageFolder = root + "/storage"
+        configPath = root + "/config"
+        logPath = root + "/radicale.log"
+        do {
+            port = try Self.freePort()
+            baseURL = "http://127.0.0.1:\(port)/"
+            try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
+            let htpasswd = root + "/users"
+            try users.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)\n" }.joined()
+                .write(toFile: htpasswd, atomically: true, encoding: .utf8)
+            try Self.configuration(port: port, storage: storageFolder, htpasswd: htpasswd)
+                .write(toFile: configPath, atomically: true, encoding: .utf8)
+            try start()
+        } catch {
+            try? FileManager.default.removeItem(atPath: root)
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The process id while the server runs.
+    public var processIdentifier: Int32? { process.map(\.pid) }
+
+    public var isRunning: Bool { process?.isRunning ?? false }
+
+    /// "http://127.0.0.1:PORT/alice/contacts/" (the collection of `RadicaleServer.username`).
+    public func addressBookURL(_ name: String = "contacts", user: String = RadicaleServer.username) -> String {
+        baseURL + user + "/" + name + "/"
+    }
+
+    /// The folder that holds an address book's `.vcf` files.
+    public func collectionFolder(_ name: String = "contacts", user: String = RadicaleServer.username) -> String {
+        storageFolder + "/collection-root/" + user + "/" + name
+    }
+
+    /// Starts the server (again: on the same port and storage, so a client sees the server come back).
+    public func start() throws {
+        guard !isRunning else { return }
+        let process = try ChildProcess(
+            path: python, arguments: ["-m", "radicale", "--config", configPath], logPath: logPath)
+        self.process = process
+
+        let deadline = Date().addingTimeInterval(20)
+        while !Self.accepts(port: port) {
+            guard process.isRunning else {
+                self.process = nil
+                throw Failure(description: "Radicale exited at start: \(logTail())")
+            }
+            guard Date() < deadline else {
+                stop()
+                throw Failure(description: "Radicale did not answer on port \(port) within 20 s: \(logTail())")
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// Stops the server by PID: SIGTERM, then SIGKILL after 5 s. Waits until the process is gone.
+    public func stop() {
+        process?.terminate()
+        process = nil
+    }
+
+    /// Creates an address book of `username` with an extended MKCOL (RFC 5689) while the server runs, or as a
+    /// folder with Radicale's `.Radicale.props` while it is stopped.
+    public func createAddressBook(_ name: String = "contacts") throws {
+        guard isRunning else {
+            let folder = collectionFolder(name)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try #"{"tag": "VADDRESSBOOK"}"#.write(
+                toFile: folder + "/.Radicale.props", atomically: true, encoding: .utf8)
+            return
+        }
+        let body = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <D:mkcol xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav">
+              <D:set><D:prop>
+                <D:resourcetype><D:collection/><C:addressbook/></D:resourcetype>
+                <D:displayname>\(name)</D:displayname>
+              </D:prop></D:set>
+            </D:mkcol>
+            """
+        let response = try request("MKCOL", addressBookURL(name), body: body, contentType: "application/xml")
+        guard response.status == 201 else {
+            throw Failure(description: "MKCOL \(addressBookURL(name)) answered \(response.status): \(response.body)")
+        }
+    }
+
+    /// Writes cards straight into an address book's folder: fast, for large tests. Holds Radicale's storage lock
+    /// (`.Radicale.lock`, flock) meanwhile, as its documentation asks of programs that change the storage, so
+    /// it is safe while the server runs. File names must be plain (`[A-Za-z0-9._@+-]`, ending in `.vcf`).
+    public func seedCards(_ cards: [(fileName: String, vcard: String)], book: String = "contacts") throws {
+        let folder = collectionFolder(book)
+        guard FileManager.default.fileExists(atPath: folder + "/.Radicale.props") else {
+            throw Failure(description: "no address book \(book): call createAddressBook(\"\(book)\") first")
+        }
+        let lock = open(storageFolder + "/.Radicale.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lock >= 0 else { throw Failure(description: "cannot open Radicale's lock file: errno \(errno)") }
+        defer { close(lock) }
+        guard flock(lock, LOCK_EX) == 0 else { throw Failure(description: "cannot lock Radicale's storage") }
+        defer { flock(lock, LOCK_UN) }
+        for card in cards {
+            guard !card.fileName.contains("/"), !card.fileName.hasPrefix(".") else {
+                throw Failure(description: "not a plain file name: \(card.fileName)")
+            }
+            try card.vcard.write(toFile: folder + "/" + card.fileName, atomically: false, encoding: .utf8)
+        }
+    }
+
+    /// One HTTP request with curl as `username` (or without auth): the status and the body.
+    public func request(
+        _ method: String, _ url: String, body: String? = nil, contentType: String? = nil,
+        headers: [String] = [], user: String? = RadicaleServer.username, password: String = RadicaleServer.password
+    ) throws -> (status: Int, body: String) {
+        var arguments = ["-s", "-S", "-X", method, "-o", "-", "-w", "\n%{http_code}", "--max-time", "30"]
+        if let user { arguments += ["-u", user + ":" + password] }
+        if let contentType { arguments += ["-H", "Content-Type: " + contentType] }
+        for header in headers { arguments += ["-H", header] }
+        if body != nil { arguments += ["--data-binary", "@-"] }
+        arguments.append(url)
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = arguments
+        let input = Pipe()
+        let output = Pipe()
+        curl.standardInput = input
+        curl.standardOutput = output
+        curl.standardError = output
+        try curl.run()
+        if let body { input.fileHandleForWriting.write(Data(body.utf8)) }
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        curl.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard curl.terminationStatus == 0, let newline = text.lastIndex(of: "\n"),
+            let status = Int(text[text.index(after: newline)...])
+        else {
+            throw Failure(description: "curl \(method) \(url) failed (\(curl.terminationStatus)): \(text)")
+        }
+        return (status, String(text[..<newline]))
+    }
+
+    // MARK: - Setup
+
+    private func logTail() -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return String(text.suffix(2000))
+    }
+
+    private static func configuration(port: Int, storage: String, htpasswd: String) -> String {
+        """
+        [server]
+        hosts = 127.0.0.1:\(port)
+
+        [auth]
+        type = htpasswd
+        htpasswd_filename = \(htpasswd)
+        htpasswd_encryption = plain
+        # No pause after a wrong password: tests of 401 handling should not wait.
+        delay = 0
+
+        [rights]
+        type = owner_only
+
+        [storage]
+        filesystem_folder = \(storage)
+
+        [web]
+        type = none
+
+        [logging]
+        level = warning
+        mask_passwords = True
+
+        """
+    }
+
+    /// `RADICALE_PYTHON`, or the virtualenv's python next to Package.swift.
+    private static func findPython() throws -> String {
+        if let python = ProcessInfo.processInfo.environment["RADICALE_PYTHON"], !python.isEmpty { return python }
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while folder.path != "/" {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+                let python = folder.appendingPathComponent(".venv/bin/python").path
+                guard FileManager.default.isExecutableFile(atPath: python) else {
+                    throw Failure(
+                        description: "no Radicale virtualenv at \(python): run Deploy/test.sh, which creates .venv")
+                }
+                return python
+            }
+            folder.deleteLastPathComponent()
+        }
+        throw Failure(description: "cannot find Package.swift above \(#filePath)")
+    }
+
+    private static func makeTemporaryFolder() throws -> String {
+        var template = Array("/tmp/contactbox-radicale-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A port nobody listens on now: bind port 0 and read what the kernel chose.
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
+        defer { close(descriptor) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(description: "cannot bind a free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = loopback(port: UInt16(port))
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
+
+@available(*, unavailable) extension RadicaleServer: Sendable {}

@@ -14,8 +14,10 @@ apt_ensure "${BUILD_PACKAGES[@]}"
 
 read -ra spm_flags <<<"${SWIFTPM_FLAGS:-}"
 echo "Building the release binary (the first build takes a few minutes) ..."
-swift build -c release --static-swift-stdlib "${spm_flags[@]}"
-contactbox="$(swift build -c release --static-swift-stdlib "${spm_flags[@]}" --show-bin-path)/contactbox"
+# shellcheck source=Deploy/lib/release-build.sh
+source Deploy/lib/release-build.sh
+release_build "${spm_flags[@]}"
+contactbox=$CONTACTBOX_BIN
 
 sample=Deploy/demo/sample-contacts.vcf
 db=demo/contacts.sqlite

@@ -14,21 +14,9 @@ apt_ensure "${BUILD_PACKAGES[@]}" python3-venv
 # The tests start their own Radicale servers (Tests/TestSupport/RadicaleServer.swift)
 # from the virtualenv in .venv/; vdirsyncer is there for the benchmark. Pinned to
 # the versions the tests were written against; no network when they are installed.
-RADICALE_VERSION=3.9.0
-VDIRSYNCER_VERSION=0.21.0
-venv_versions() {
-    .venv/bin/python -c 'import importlib.metadata as m; print(m.version("radicale"), m.version("vdirsyncer"))' \
-        2>/dev/null || true
-}
-if ! .venv/bin/python -c '' 2>/dev/null; then
-    rm -rf .venv  # missing, or made by a Python that is gone
-    python3 -m venv .venv
-fi
-if [[ ! -x .venv/bin/radicale || "$(venv_versions)" != "$RADICALE_VERSION $VDIRSYNCER_VERSION" ]]; then
-    echo "test.sh: installing radicale==$RADICALE_VERSION vdirsyncer==$VDIRSYNCER_VERSION into .venv"
-    .venv/bin/python -m pip install -q --disable-pip-version-check \
-        "radicale==$RADICALE_VERSION" "vdirsyncer==$VDIRSYNCER_VERSION"
-fi
+# shellcheck source=Deploy/lib/venv.sh
+source Deploy/lib/venv.sh
+ensure_venv
 
 # --- GPIO VM (hardware scenarios, ../shared/gpio-vm) --------------------------
 # A later issue boots the VM with the simulated GPIO chip here.

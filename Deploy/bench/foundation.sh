@@ -17,8 +17,10 @@ read -ra spm_flags <<<"${SWIFTPM_FLAGS:-}"
 read -ra sizes <<<"${BENCH_SIZES:-1000 10000 50000}"
 budget_kb=$((16 * 1024)) growth_kb=1024
 
-swift build -c release --static-swift-stdlib "${spm_flags[@]}" >&2
-contactbox="$(swift build -c release --static-swift-stdlib "${spm_flags[@]}" --show-bin-path)/contactbox"
+# shellcheck source=Deploy/lib/release-build.sh
+source Deploy/lib/release-build.sh
+release_build "${spm_flags[@]}"
+contactbox=$CONTACTBOX_BIN
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

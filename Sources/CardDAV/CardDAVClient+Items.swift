@@ -25,6 +25,43 @@ extension CardDAVClient {
         return PutResult(status: response.status, etag: response.header("ETag"))
     }
 
+    /// One write of a batch: a PUT (with its preconditions) or a DELETE.
+    public enum Write: Sendable {
+        case put(url: String, vcard: String, ifMatch: String?, ifNoneMatchAny: Bool)
+        case delete(url: String, ifMatch: String?)
+    }
+
+    /// Carries out independent writes with at most the HTTP client's `maxConcurrent` in flight, and returns one
+    /// result per write, in order: the PUT's result (a DELETE's has no ETag) or that write's classified error.
+    public func perform(_ writes: [Write]) throws -> [Result<PutResult, CardDAVError>] {
+        var results = [Result<PutResult, CardDAVError>](
+            repeating: .failure(CardDAVError(.malformedResponse, "not sent")), count: writes.count)
+        let requests = writes.map { write -> HTTPRequest in
+            switch write {
+            case .put(let url, let vcard, let ifMatch, let ifNoneMatchAny):
+                var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
+                if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
+                if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
+                return HTTPRequest(method: "PUT", url: url, headers: headers, body: Array(vcard.utf8))
+            case .delete(let url, let ifMatch):
+                return HTTPRequest(method: "DELETE", url: url, headers: ifMatch.map { [HTTPHeader("If-Match", $0)] } ?? [])
+            }
+        }
+        try transport.sendAll(requests, maxBody: Self.errorBodyPrefix) { index, outcome in
+            let request = requests[index]
+            switch outcome {
+            case .success(let (response, body)) where (200..<300).contains(response.status):
+                results[index] = .success(PutResult(status: response.status, etag: response.header("ETag")))
+            case .success(let (response, body)):
+                results[index] = .failure(failure(response, method: request.method, url: request.url, body: body[...]))
+            case .failure(let error):
+                results[index] = .failure(
+                    CardDAVError(.network(error), "\(request.method) \(DAVURL.path(of: request.url)): \(error.message)"))
+            }
+        }
+        return results
+    }
+
     /// Deletes an item, only if it is still at `ifMatch` when given.
     public func delete(url: String, ifMatch: String?) throws {
         var headers: [HTTPHeader] = []

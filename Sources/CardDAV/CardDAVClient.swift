@@ -4,6 +4,29 @@ import Logging
 /// What the client needs from HTTP; `HTTPClient` is the real one, tests pass a fake.
 protocol DAVTransport: AnyObject {
     func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse
+    func sendAll(
+        _ requests: [HTTPRequest], maxBody: Int,
+        completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void) throws
+}
+
+extension DAVTransport {
+    /// One after the other, for transports without concurrency (the tests' fake).
+    func sendAll(
+        _ requests: [HTTPRequest], maxBody: Int,
+        completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
+    ) throws {
+        for (index, request) in requests.enumerated() {
+            var body: [UInt8] = []
+            do {
+                let response = try perform(request) { chunk in
+                    if body.count < maxBody { body += chunk.prefix(maxBody - body.count) }
+                }
+                try completion(index, .success((response, body)))
+            } catch let error as HTTPError {
+                try completion(index, .failure(error))
+            }
+        }
+    }
 }
 
 extension HTTPClient: DAVTransport {}

@@ -20,10 +20,12 @@ extension ContactStore {
         public var base: RemoteItemState?
     }
 
-    /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk.
+    /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk; that database
+    /// has its own page cache, 2 MB by default, which the main database's cache_size does not bound.
     public func beginListing() throws {
         try db.execute(
             """
+            PRAGMA temp.cache_size = -256;
             CREATE TEMP TABLE IF NOT EXISTS sync_listing (
                 href TEXT PRIMARY KEY, etag TEXT, removed INTEGER NOT NULL
             ) WITHOUT ROWID;

@@ -23,6 +23,7 @@ public final class HTTPClient {
     static let initializeLibcurl: Void = {
         // > This function is not thread safe [before 7.84]: call it once, before any other thread runs curl.
         // Swift runs this initializer exactly once, whichever thread gets here first.
+        _ = ccurl_lean_openssl_init()
         _ = curl_global_init(ccurl_global_default)
     }()
 

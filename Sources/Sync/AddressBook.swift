@@ -70,4 +70,8 @@ public protocol AddressBook: AnyObject {
     /// Deletes the item at `href` if it is still at version `etag`; `.preconditionFailed` otherwise. Deleting an
     /// item that is already gone succeeds.
     func delete(href: String, etag: String) throws
+
+    /// Carries out independent writes, concurrently where the remote can, and returns one result per write in
+    /// order: the entry written (nil for a delete) or that write's error. `RemoteWrite.swift` has a default.
+    func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>]
 }

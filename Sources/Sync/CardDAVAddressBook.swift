@@ -104,6 +104,59 @@ public final class CardDAVAddressBook: AddressBook {
         }
     }
 
+    /// Independent writes go out together, at most the configured concurrency at a time (the HTTP client's
+    /// `maxConcurrent`). A write that hits a busy server is retried alone.
+    public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
+        let requests = writes.map { write -> CardDAVClient.Write in
+            switch write {
+            case .create(let card):
+                let url = CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? Card.makeUID())
+                return .put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
+            case .update(let href, let etag, let card):
+                let url = DAVURL.resolve(encoded(href), against: bookURL)
+                return .put(url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
+            case .delete(let href, let etag):
+                return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)
+            }
+        }
+        let outcomes: [Result<PutResult, CardDAVError>]
+        do {
+            outcomes = try client.perform(requests)
+        } catch {
+            return writes.map { _ in .failure(RemoteError(.unavailable(retryAfter: nil), "\(name): \(error)")) }
+        }
+        return zip(writes, zip(requests, outcomes)).map { write, pair in
+            let (request, outcome) = pair
+            switch (outcome, request) {
+            case (.success(let result), .put(let url, _, _, _)):
+                return Result { RemoteEntry(href: canonical(url), etag: try etag(result, url: url)) }
+                    .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+            case (.success, .delete):
+                return .success(nil)
+            case (.failure(let error), .delete) where error.kind == .notFound:
+                return .success(nil)  // already gone
+            case (.failure(let error), _):
+                let remoteError = RemoteError(error)
+                guard case .unavailable = remoteError.kind else { return .failure(remoteError) }
+                // Busy or briefly away: this one write again, with backoff, on its own.
+                return Result { try retryAlone(write) }
+                    .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+            }
+        }
+    }
+
+    private func retryAlone(_ write: RemoteWrite) throws -> RemoteEntry? {
+        switch write {
+        case .create(let card):
+            return try create(card)
+        case .update(let href, let etag, let card):
+            return RemoteEntry(href: href, etag: try update(href: href, etag: etag, with: card))
+        case .delete(let href, let etag):
+            try delete(href: href, etag: etag)
+            return nil
+        }
+    }
+
     /// SabreDAV-based servers may answer a PUT without an ETag (SERVER-QUIRKS.md): ask for it, or leave it empty
     /// so that the next run fetches the item and compares content.
     private func etag(_ result: PutResult, url: String) throws -> String {

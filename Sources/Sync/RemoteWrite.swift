@@ -8,8 +8,7 @@ public enum RemoteWrite: Sendable {
 }
 
 extension AddressBook {
-    /// Carries out independent writes and returns one result per write, in order: the entry written (nil for a
-    /// delete) or that write's error. The default runs them one after the other.
+    /// The default runs the writes one after the other.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         writes.map { write in
             Result {

@@ -26,6 +26,7 @@ struct ContactBox: ParsableCommand {
     )
 
     static func main() {
+        MemoryTuning.skipUnusedLibraryInit()
         MemoryTuning.apply()
         main(Array(CommandLine.arguments.dropFirst()))
     }

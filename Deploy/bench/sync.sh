@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Sync benchmark: wall time, requests by method and peak RSS (VmHWM, from GNU time) of
+# a release `contactbox sync` against Radicale on 127.0.0.1, for an initial download of
+# N contacts, a no-op sync, a sync after changing 1% on each side, and an initial
+# upload of 1,000; vdirsyncer downloads the same data from the same server for the
+# ratio. Budgets (exit 1 if one fails): peak RSS <= 20 MB at every size and within
+# 1 MB of the first size; a no-op sync is one request; the 10,000 download takes at
+# most a third of vdirsyncer's wall time.
+#   BENCH_SIZES="1000 10000" Deploy/bench/sync.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+# shellcheck source=Deploy/lib/apt-ensure.sh
+source Deploy/lib/apt-ensure.sh
+apt_ensure "${BUILD_PACKAGES[@]}" python3-venv time
+# shellcheck source=Deploy/lib/venv.sh
+source Deploy/lib/venv.sh
+ensure_venv
+
+read -ra sizes <<<"${BENCH_SIZES:-1000 10000 50000}"
+# shellcheck source=Deploy/lib/release-build.sh
+source Deploy/lib/release-build.sh
+release_build
+contactbox=$CONTACTBOX_BIN
+
+work=$(mktemp -d)
+radicale_pid=
+cleanup() {
+    [[ -n $radicale_pid ]] && kill "$radicale_pid" 2>/dev/null && wait "$radicale_pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+book="http://127.0.0.1:$port/alice/contacts/"
+printf 'alice:bench-pw\n' >"$work/users"
+printf 'bench-pw\n' >"$work/password" && chmod 600 "$work/password"
+cat >"$work/radicale.conf" <<CONF
+[server]
+hosts = 127.0.0.1:$port
+[auth]
+type = htpasswd
+htpasswd_filename = $work/users
+htpasswd_encryption = plain
+[storage]
+filesystem_folder = $work/storage
+[rights]
+type = owner_only
+[logging]
+level = warning
+CONF
+
+# start_radicale N: a server whose collection holds N seeded cards (written as files: PUTs are slow).
+start_radicale() {
+    if [[ -n $radicale_pid ]]; then kill "$radicale_pid" && wait "$radicale_pid" 2>/dev/null || true; fi
+    rm -rf "$work/storage"
+    python3 Deploy/bench/seed_radicale.py collection "$work/storage/collection-root/alice/contacts" "$1"
+    .venv/bin/python -m radicale --config "$work/radicale.conf" 2>"$work/radicale.log" &
+    radicale_pid=$!
+    for _ in $(seq 100); do
+        if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+            # Radicale reads and caches the collection on its first request; both clients get a warm server.
+            curl -s -o /dev/null -u alice:bench-pw -X PROPFIND -H 'Depth: 1' "$book"
+            return
+        fi
+        sleep 0.1
+    done
+    echo "Radicale did not start:" >&2 && cat "$work/radicale.log" >&2 && exit 1
+}
+
+write_config() { # write_config STORE
+    cat >"$work/contactbox.toml" <<CONF
+store = "$1"
+[[remote]]
+name = "radicale"
+kind = "carddav"
+url = "$book"
+username = "alice"
+password_file = "$work/password"
+CONF
+}
+
+# measure CMD...: runs CMD under GNU time with request logging; sets wall_s, rss_kb, requests.
+measure() {
+    if ! CONTACTBOX_LOG_LEVEL=debug /usr/bin/time -v -o "$work/time" "$@" >"$work/out" 2>"$work/err"; then
+        echo "failed: $*" >&2 && tail -20 "$work/err" "$work/out" >&2 && exit 1
+    fi
+    wall_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+        n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$work/time")
+    rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time")
+    requests=$(grep -o 'http.method=[A-Z]*' "$work/err" | sed 's/http.method=//' | sort | uniq -c |
+        awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }')
+    total_requests=$(grep -c 'http.method=' "$work/err" || true)
+}
+
+mb() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
+failures=()
+declare -A base
+budget() { # budget N WHAT RSS_KB
+    (($3 <= 20 * 1024)) || failures+=("N=$1 $2: peak RSS $(mb "$3") MB > 20 MB")
+    [[ -z ${base[$2]:-} ]] && base[$2]=$3
+    (($3 - base[$2] <= 1024)) || failures+=("N=$1 $2: peak RSS $(mb "$3") MB is over 1 MB above N=${sizes[0]}")
+}
+row() { printf '%-26s %8s %9s  %s\n' "$1" "$2" "$3" "$4"; }
+
+row "run" "wall s" "RSS MB" "requests"
+for n in "${sizes[@]}"; do
+    start_radicale "$n"
+    rm -f "$work"/store.sqlite*
+    write_config "$work/store.sqlite"
+    measure "$contactbox" sync --config "$work/contactbox.toml"
+    row "download $n" "$wall_s" "$(mb "$rss_kb")" "$requests"
+    budget "$n" download "$rss_kb"
+    download_s=$wall_s
+
+    measure "$contactbox" sync --config "$work/contactbox.toml"
+    row "no-op $n" "$wall_s" "$(mb "$rss_kb")" "$requests"
+    budget "$n" no-op "$rss_kb"
+    ((total_requests == 1)) || failures+=("N=$n no-op sync made $total_requests requests, not 1")
+
+    changes=$((n / 100))
+    python3 Deploy/bench/seed_radicale.py edit-remote "$book" alice "$work/password" "$changes" "$n"
+    python3 Deploy/bench/seed_radicale.py edit-local "$work/local-edits.vcf" "$changes" "$n"
+    "$contactbox" import --update --db "$work/store.sqlite" "$work/local-edits.vcf" 2>/dev/null
+    measure "$contactbox" sync --config "$work/contactbox.toml"
+    row "1% each side $n" "$wall_s" "$(mb "$rss_kb")" "$requests"
+    budget "$n" changes "$rss_kb"
+
+    # vdirsyncer: the same server and data, into a folder.
+    cat >"$work/vdirsyncer.conf" <<CONF
+[general]
+status_path = "$work/vds-status-$n/"
+[pair bench]
+a = "server"
+b = "folder"
+collections = null
+[storage server]
+type = "carddav"
+url = "$book"
+username = "alice"
+password.fetch = ["command", "cat", "$work/password"]
+[storage folder]
+type = "filesystem"
+path = "$work/vds-$n/"
+fileext = ".vcf"
+CONF
+    mkdir -p "$work/vds-$n"
+    # Radicale lists the edits above as changes; start vdirsyncer from the same seeded state.
+    start_radicale "$n"
+    .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" discover >/dev/null 2>&1 </dev/null
+    /usr/bin/time -f '%e %M' -o "$work/vds-time" .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" sync \
+        >/dev/null 2>"$work/vds-err" </dev/null || { cat "$work/vds-err" >&2 && exit 1; }
+    read -r vds_s vds_kb <"$work/vds-time"
+    ratio=$(awk -v a="$download_s" -v b="$vds_s" 'BEGIN { printf "%.2f", a / b }')
+    row "vdirsyncer download $n" "$vds_s" "$(mb "$vds_kb")" "ContactBox takes ${ratio}x its time"
+    if ((n == 10000)); then
+        awk -v r="$ratio" 'BEGIN { exit !(r <= 1 / 3) }' ||
+            failures+=("N=10000 download takes ${ratio}x vdirsyncer's time, more than a third")
+    fi
+done
+
+# Initial upload of 1,000 into an empty book.
+start_radicale 0
+rm -f "$work"/upload.sqlite*
+python3 Deploy/bench/gen_contacts.py 1000 "$work/upload.vcf"
+"$contactbox" import --db "$work/upload.sqlite" "$work/upload.vcf" 2>/dev/null
+write_config "$work/upload.sqlite"
+measure "$contactbox" sync --config "$work/contactbox.toml"
+row "upload 1000" "$wall_s" "$(mb "$rss_kb")" "$requests"
+(($rss_kb <= 20 * 1024)) || failures+=("upload 1000: peak RSS $(mb "$rss_kb") MB > 20 MB")
+
+echo
+if ((${#failures[@]})); then
+    printf 'budget FAILED: %s\n' "${failures[@]}"
+    exit 1
+fi
+echo "budget ok: peak RSS <= 20 MB and flat within 1 MB; a no-op sync is one request; the 10,000 download is within a third of vdirsyncer's time"

@@ -65,7 +65,7 @@ let package = Package(
             dependencies: ["Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
-        .testTarget(name: "ContactboxTests", dependencies: ["contactbox"]),
+        .testTarget(name: "ContactboxTests", dependencies: ["contactbox", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

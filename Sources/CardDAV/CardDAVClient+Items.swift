@@ -50,7 +50,7 @@ extension CardDAVClient {
         try transport.sendAll(requests, maxBody: Self.errorBodyPrefix) { index, outcome in
             let request = requests[index]
             switch outcome {
-            case .success(let (response, body)) where (200..<300).contains(response.status):
+            case .success(let (response, _)) where (200..<300).contains(response.status):
                 results[index] = .success(PutResult(status: response.status, etag: response.header("ETag")))
             case .success(let (response, body)):
                 results[index] = .failure(failure(response, method: request.method, url: request.url, body: body[...]))

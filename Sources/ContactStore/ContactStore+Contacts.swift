@@ -8,15 +8,16 @@ extension ContactStore {
     /// revives a tombstone. Returns false, writing nothing, when the live version is already byte-identical, so that
     /// a sync that re-downloads a contact does not make a local change that would travel back.
     @discardableResult
-    public func upsert(_ card: Card, reason: String, remoteID: Int64? = nil) throws -> Bool {
+    public func upsert(_ card: Card, hash: String? = nil, reason: String, remoteID: Int64? = nil) throws -> Bool {
         guard let uid = card.uid, !uid.isEmpty else {
             throw ContactStoreError(.missingUID, "cannot store a card without a UID (\(card.displayName))")
         }
         let vcard = card.serialized()
+        let hash = hash ?? card.contentHash  // the caller may have it already: hashing is not free
         return try db.transaction {
             let time = now()
             guard let existing = try contact(uid: uid) else {
-                try insertContact(card, uid: uid, vcard: vcard, hash: card.contentHash, at: time)
+                try insertContact(card, uid: uid, vcard: vcard, hash: hash, at: time)
                 return true
             }
             if !existing.deleted {
@@ -26,7 +27,7 @@ extension ContactStore {
                 try recordHistory(existing, reason: reason, remoteID: remoteID, at: time)
             }
             // A tombstone's last version went to history when it was deleted.
-            try replaceContact(id: existing.id, with: card, vcard: vcard, hash: card.contentHash, at: time)
+            try replaceContact(id: existing.id, with: card, vcard: vcard, hash: hash, at: time)
             return true
         }
     }

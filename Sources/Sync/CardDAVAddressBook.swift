@@ -207,11 +207,11 @@ extension RemoteCard {
         var reader = CardReader(text: text)
         switch reader.next() {
         case .success(let parsed):
-            var card = parsed.card
+            var fetched = RemoteCard(href: href, etag: etag, card: parsed.card)
             if parsed.repairs.contains(where: { $0.hasPrefix("added UID") }) {
-                card.setUID(Card.stableUID(forLocation: href))
+                fetched.setUID(Card.stableUID(forLocation: href))
             }
-            return .success(RemoteCard(href: href, etag: etag, card: card))
+            return .success(fetched)
         case .failure(let error):
             return .failure(RemoteError(.rejected(status: 0), "\(remote): \(href): \(error)"))
         case nil:

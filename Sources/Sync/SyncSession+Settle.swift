@@ -15,7 +15,7 @@ extension SyncSession {
     func settleFetched(_ fetched: RemoteCard) throws {
         var fetched = fetched
         let uid = fetched.card.uid ?? Card.stableUID(forLocation: fetched.href)
-        if fetched.card.uid == nil { fetched.card.setUID(uid) }
+        if fetched.card.uid == nil { fetched.setUID(uid) }
         if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != uid {
             // The item at this place now carries another identity: the old one has left the remote.
             try settle(uid: previous.uid, base: previous, local: try store.contact(uid: previous.uid), remote: .removed)
@@ -33,7 +33,7 @@ extension SyncSession {
 
     /// Two hrefs, one UID: merged only when the second holds exactly what is synced already.
     private func settleDuplicate(_ fetched: RemoteCard, of known: RemoteItemState) throws {
-        guard fetched.card.contentHash == known.hash else {
+        guard fetched.hash == known.hash else {
             report.recordError(
                 "\(book.name): UID \(known.uid) is at two places, \(known.href) and \(fetched.href), with different"
                     + " content; left both alone")
@@ -56,7 +56,7 @@ extension SyncSession {
         if let local, !local.deleted { mine = .present(Planner.Version(hash: local.hash)) }
         var theirs: Planner.Side
         switch remoteState {
-        case .fetched(let fetched): theirs = .present(Planner.Version(hash: fetched.card.contentHash))
+        case .fetched(let fetched): theirs = .present(Planner.Version(hash: fetched.hash))
         case .removed: theirs = .absent
         case .unchangedSinceBase: theirs = .unchanged
         }
@@ -85,7 +85,7 @@ extension SyncSession {
             break
         case .markSynced:
             guard let fetched else { break }
-            recordBase(uid: uid, entry: RemoteEntry(href: fetched.href, etag: fetched.etag), hash: fetched.card.contentHash)
+            recordBase(uid: uid, entry: RemoteEntry(href: fetched.href, etag: fetched.etag), hash: fetched.hash)
         case .download:
             guard let fetched else { break }
             download(fetched, uid: uid, local: local, reason: "replaced by \(book.name)")
@@ -128,7 +128,7 @@ extension SyncSession {
             case .local:
                 pending.append { [self] in
                     try store.archive(
-                        uid: uid, vcard: fetched.card.serialized(), hash: fetched.card.contentHash, reason: reason,
+                        uid: uid, vcard: fetched.card.serialized(), hash: fetched.hash, reason: reason,
                         remoteID: remote.id)
                 }
                 upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
@@ -143,9 +143,9 @@ extension SyncSession {
             report.counts.updated += 1
         }
         pending.append { [self] in
-            try store.upsert(fetched.card, reason: reason, remoteID: remote.id)
+            try store.upsert(fetched.card, hash: fetched.hash, reason: reason, remoteID: remote.id)
         }
-        recordBase(uid: uid, entry: RemoteEntry(href: fetched.href, etag: fetched.etag), hash: fetched.card.contentHash)
+        recordBase(uid: uid, entry: RemoteEntry(href: fetched.href, etag: fetched.etag), hash: fetched.hash)
     }
 
     /// Sends the local version: an update where the remote has the item, a create (If-None-Match: *) otherwise.

@@ -55,6 +55,23 @@ say "Exporting every contact into the single file demo/export.vcf ..."
 "$contactbox" export --db "$db" --out demo/export.vcf
 echo "demo/export.vcf holds $(grep -c '^BEGIN:VCARD' demo/export.vcf) cards."
 
+say "Syncing with a vCard folder standing in for the cloud (demo/cloud/) ..."
+cat >demo/contactbox.toml <<CONF
+store = "$PWD/$db"
+
+[[remote]]
+name = "cloud"
+kind = "vdir"
+folder = "$PWD/demo/cloud"
+create_folder = true
+CONF
+rm -rf demo/cloud
+"$contactbox" sync --config demo/contactbox.toml
+echo "demo/cloud/ now holds $(find demo/cloud -name '*.vcf' | wc -l) cards. Edit one there and sync again:"
+sed -i 's/^FN:Kenji Watanabe/FN:Kenji Watanabe (edited in the cloud)/' demo/cloud/demo-0015.vcf
+"$contactbox" sync --config demo/contactbox.toml
+"$contactbox" list --db "$db" --search Kenji
+
 say "Checking the store ..."
 "$contactbox" check --db "$db"
 

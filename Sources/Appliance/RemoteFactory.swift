@@ -1,3 +1,4 @@
+import Config
 import CardDAV
 import ContactStore
 import HTTP

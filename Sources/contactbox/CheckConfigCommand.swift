@@ -1,5 +1,6 @@
-import Appliance
+import Config
 import ArgumentParser
+import CLISupport
 
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

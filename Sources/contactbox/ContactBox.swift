@@ -1,47 +1,65 @@
 import ArgumentParser
+import CLISupport
+import Glibc
 
 /// The `contactbox` command: the appliance's command line.
 @main
 struct ContactBox: ParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "contactbox",
         abstract: "Keeps a household's contacts in a local store and in step with their address books.",
         discussion: """
             The store is one SQLite file: /var/lib/contactbox/contacts.sqlite on the appliance, or the path given \
-            with --db or the CONTACTBOX_DB environment variable.
+            with --db or the CONTACTBOX_DB environment variable. Remotes are set up in \
+            /etc/contactbox/contactbox.toml (--config, CONTACTBOX_CONFIG).
 
-            Exit codes: 0 done; 1 check found problems, a contact was not found, or some contacts could not be \
-            synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
-            cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 73 an output \
-            file could not be written; 74 the store could not be read or written; 75 a remote could not be \
-            reached (try again later); 77 a remote refused the login; 78 the configuration is wrong.
+            \(Exit.summary)
             """,
-        version: "\(version) (build \(buildID))",
+        version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
-            SyncCommand.self, DiscoverCommand.self, ImportCommand.self, ExportCommand.self, ListCommand.self,
-            ShowCommand.self, CheckCommand.self, CheckConfigCommand.self,
+            RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self, ExportCommand.self,
+            ListCommand.self, ShowCommand.self, CheckCommand.self, CheckConfigCommand.self,
         ]
     )
 
     static func main() {
         MemoryTuning.skipUnusedLibraryInit()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let first = arguments.first, RemoteSubcommand.names.contains(first) {
+            RemoteSubcommand.run(arguments)
+        }
         MemoryTuning.apply()
-        main(Array(CommandLine.arguments.dropFirst()))
+        main(arguments)
     }
 }
 
-/// Exit codes from sysexits(3), which scripts and systemd already know.
-enum Exit {
-    static let findings = ExitCode(1)
-    static let dataError = ExitCode(65)
-    static let noInput = ExitCode(66)
-    static let cannotCreate = ExitCode(73)
-    static let ioError = ExitCode(74)
-    /// Deletions wait for a person: not an error, not done either.
-    static let needsConfirmation = ExitCode(10)
-    static let temporaryFailure = ExitCode(75)
-    static let noPermission = ExitCode(77)
-    static let configError = ExitCode(78)
+/// The subcommands that talk to remotes live in `contactbox-remote`, next to this binary: this one never loads
+/// libcurl and libxml2 (see Package.swift). They are listed here for `--help` and run there.
+enum RemoteSubcommand {
+    static let names: Set<String> = ["sync", "discover"]
+
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sync", abstract: "Sync the store with the configured address books (see sync --help).")
+        func run() throws { RemoteSubcommand.run(["sync"]) }
+    }
+
+    struct Discover: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "discover", abstract: "List the address books at a CardDAV URL (see discover --help).")
+        func run() throws { RemoteSubcommand.run(["discover"]) }
+    }
+
+    /// Replaces this process with `contactbox-remote ARGUMENTS`; returns only by exiting on failure.
+    static func run(_ arguments: [String]) -> Never {
+        var link = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &link, link.count - 1)
+        let executable = length > 0 ? String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let path = folder + "/contactbox-remote"
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        execv(path, argv)
+        Terminal.error("cannot run \(path): \(String(cString: strerror(errno))) (it is installed next to contactbox)")
+        exit(Exit.ioError.rawValue)
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLISupport
 import ContactStore
 import VCard
 
@@ -59,18 +60,5 @@ struct ImportCommand: ParsableCommand {
         var total = 0
         try? FileSystem.forEachCardFile(in: input) { total += FileSystem.size($0) }
         return total
-    }
-}
-
-extension Double {
-    func formatted(decimals: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (self * scale).rounded()
-        let whole = Int(scaled / scale)
-        let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: scale))
-        guard decimals > 0 else { return String(whole) }
-        let digits = String(fraction)
-        return "\(whole)." + String(repeating: "0", count: decimals - digits.count) + digits
     }
 }

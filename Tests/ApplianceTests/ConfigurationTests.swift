@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Appliance
+@testable import Config
 
 @Suite("Reading a configuration")
 struct ConfigurationTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Appliance
+@testable import Config
 
 @Suite("Configuration errors name file, line and key")
 struct ConfigurationValidationTests {

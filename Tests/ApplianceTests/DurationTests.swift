@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Appliance
+@testable import Config
 
 @Suite("Duration strings")
 struct DurationTests {

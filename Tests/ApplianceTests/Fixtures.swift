@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import Appliance
+@testable import Config
 
 let configPath = "/etc/contactbox/contactbox.toml"
 

@@ -2,7 +2,7 @@ import Glibc
 import TestSupport
 import Testing
 
-@testable import Appliance
+@testable import Config
 
 @Suite("Passwords are read from files and credentials, and never shown")
 struct SecretSourceTests {

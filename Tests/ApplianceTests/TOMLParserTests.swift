@@ -2,7 +2,7 @@ import Glibc
 import TestSupport
 import Testing
 
-@testable import Appliance
+@testable import Config
 
 /// A document and what it must parse to.
 struct ValidDocument: Sendable, CustomTestStringConvertible {

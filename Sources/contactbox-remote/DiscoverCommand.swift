@@ -1,5 +1,7 @@
 import Appliance
+import Config
 import ArgumentParser
+import CLISupport
 import CardDAV
 import Sync
 
@@ -39,7 +41,7 @@ struct DiscoverCommand: ParsableCommand {
         do {
             let http = try RemoteFactory.makeHTTPClient(
                 username: account.username, password: account.password, auth: account.auth, caFile: nil,
-                caPath: nil, concurrency: 1, userAgent: "ContactBox/\(ContactBox.version)", logger: logger)
+                caPath: nil, concurrency: 1, userAgent: "ContactBox/\(contactboxVersion)", logger: logger)
             books = try CardDAVClient(http: http, logger: logger).discover(account.url)
         } catch let error as CardDAVError {
             Terminal.error(error.message)

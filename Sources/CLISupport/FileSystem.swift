@@ -1,26 +1,26 @@
 import Glibc
 
 /// The few file-system calls the command line needs, over libc (full Foundation would cost megabytes).
-enum FileSystem {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public enum FileSystem {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    static func failure(_ what: String, _ path: String) -> Failure {
+    public static func failure(_ what: String, _ path: String) -> Failure {
         Failure(description: "\(what) \(path): \(String(cString: strerror(errno)))")
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    static func size(_ path: String) -> Int {
+    public static func size(_ path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
-    static func makeDirectories(_ path: String) throws(Failure) {
+    public static func makeDirectories(_ path: String) throws(Failure) {
         guard !path.isEmpty, !isDirectory(path) else { return }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try makeDirectories(String(path[..<slash]))
@@ -28,13 +28,13 @@ enum FileSystem {
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw failure("cannot create folder", path) }
     }
 
-    static func makeParentDirectories(of path: String) throws(Failure) {
+    public static func makeParentDirectories(of path: String) throws(Failure) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         try makeDirectories(String(path[..<slash]))
     }
 
     /// Calls `body` with each `.vcf` file in a folder, one at a time, without listing the folder in memory.
-    static func forEachCardFile(in folder: String, _ body: (String) throws -> Void) throws {
+    public static func forEachCardFile(in folder: String, _ body: (String) throws -> Void) throws {
         guard let directory = opendir(folder) else { throw failure("cannot read folder", folder) }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
@@ -50,7 +50,7 @@ enum FileSystem {
 }
 
 /// Buffered writes to a file descriptor, with every error reported.
-final class FileWriter {
+public final class FileWriter {
     let fd: Int32
     let name: String
     private let closes: Bool
@@ -63,14 +63,14 @@ final class FileWriter {
         buffer.reserveCapacity(64 * 1024)
     }
 
-    static func standardOutput() -> FileWriter { FileWriter(fd: STDOUT_FILENO, name: "standard output", closes: false) }
+    public static func standardOutput() -> FileWriter { FileWriter(fd: STDOUT_FILENO, name: "standard output", closes: false) }
 
-    func write(_ text: String) throws(FileSystem.Failure) {
+    public func write(_ text: String) throws(FileSystem.Failure) {
         buffer += text.utf8
         if buffer.count >= 64 * 1024 { try flush() }
     }
 
-    func flush() throws(FileSystem.Failure) {
+    public func flush() throws(FileSystem.Failure) {
         var offset = 0
         while offset < buffer.count {
             let written = buffer.withUnsafeBytes { bytes in
@@ -90,13 +90,13 @@ final class FileWriter {
 
 /// A file written next to its final place and renamed over it only when complete, so that a crash or a full disk
 /// never leaves a half-written file where a good one was.
-final class AtomicFile {
+public final class AtomicFile {
     let path: String
     private let temporaryPath: String
     private let writer: FileWriter
     private var committed = false
 
-    init(path: String) throws(FileSystem.Failure) {
+    public init(path: String) throws(FileSystem.Failure) {
         self.path = path
         temporaryPath = path + ".tmp-\(getpid())"
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -104,12 +104,12 @@ final class AtomicFile {
         writer = FileWriter(fd: fd, name: temporaryPath, closes: true)
     }
 
-    func write(_ text: String) throws(FileSystem.Failure) {
+    public func write(_ text: String) throws(FileSystem.Failure) {
         try writer.write(text)
     }
 
     /// Flushes, syncs to disk, and renames the file into place.
-    func commit() throws(FileSystem.Failure) {
+    public func commit() throws(FileSystem.Failure) {
         try writer.flush()
         guard fsync(writer.fd) == 0 else { throw FileSystem.failure("cannot sync", temporaryPath) }
         guard rename(temporaryPath, path) == 0 else { throw FileSystem.failure("cannot rename into", path) }

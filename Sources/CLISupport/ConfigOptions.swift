@@ -1,19 +1,21 @@
-import Appliance
+import Config
 import ArgumentParser
 
 /// `--config PATH`, for the subcommands that read the configuration file.
-struct ConfigOptions: ParsableArguments {
+public struct ConfigOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
             "The configuration file (default: $CONTACTBOX_CONFIG, else \(Configuration.installedPath)).",
             valueName: "path"))
-    var config: String?
+    public var config: String?
 
-    var path: String { Configuration.path(explicit: config) }
+    public init() {}
+
+    public var path: String { Configuration.path(explicit: config) }
 
     /// The configuration, or every problem in it on stderr and exit 78.
-    func load() throws -> Configuration {
+    public func load() throws -> Configuration {
         let result = Configuration.validate(path: path)
         guard result.errors.isEmpty, let configuration = result.configuration else {
             for problem in result.errors { Terminal.error(problem.description) }

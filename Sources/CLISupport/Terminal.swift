@@ -1,38 +1,38 @@
 import Glibc
 
 /// Output for people: messages on stderr, data on stdout, and a progress bar only when stderr is a terminal.
-enum Terminal {
-    static let isInteractive = isatty(STDERR_FILENO) == 1
+public enum Terminal {
+    public static let isInteractive = isatty(STDERR_FILENO) == 1
 
-    static func error(_ message: String) {
+    public static func error(_ message: String) {
         note("contactbox: " + message)
     }
 
-    static func note(_ message: String) {
+    public static func note(_ message: String) {
         write(message + "\n")
     }
 
     /// Straight to file descriptor 2: unbuffered, like stderr, and free of C's global `FILE *` state.
-    static func write(_ text: String) {
+    public static func write(_ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }
 
 /// A one-line progress bar on stderr, redrawn at most ten times a second; silent when stderr is not a terminal.
-struct ProgressBar {
+public struct ProgressBar {
     private(set) var label: String
     private(set) var total: Int
     private var lastDraw: Int64 = 0
     private var drawn = false
 
-    init(_ label: String, total: Int) {
+    public init(_ label: String, total: Int) {
         self.label = label
         self.total = total
     }
 
     /// Switches the bar to another phase of the same work.
-    mutating func update(label: String, done: Int, total: Int) {
+    public mutating func update(label: String, done: Int, total: Int) {
         if label != self.label || total != self.total {
             self.label = label
             self.total = total
@@ -41,7 +41,7 @@ struct ProgressBar {
         update(done: done, items: done)
     }
 
-    mutating func update(done: Int, items: Int) {
+    public mutating func update(done: Int, items: Int) {
         guard Terminal.isInteractive else { return }
         let now = monotonicMillis()
         guard now - lastDraw >= 100 else { return }
@@ -55,15 +55,29 @@ struct ProgressBar {
     }
 
     /// Clears the bar so that the summary starts on a clean line.
-    mutating func finish() {
+    public mutating func finish() {
         guard drawn else { return }
         Terminal.write("\r\u{1B}[K")
         drawn = false
     }
 }
 
-func monotonicMillis() -> Int64 {
+public func monotonicMillis() -> Int64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+}
+
+extension Double {
+    /// The number with `decimals` digits after the point, without Foundation's formatters.
+    public func formatted(decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = (self * scale).rounded()
+        let whole = Int(scaled / scale)
+        let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: scale))
+        guard decimals > 0 else { return String(whole) }
+        let digits = String(fraction)
+        return "\(whole)." + String(repeating: "0", count: decimals - digits.count) + digits
+    }
 }

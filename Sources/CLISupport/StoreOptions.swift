@@ -3,29 +3,29 @@ import ContactStore
 import Glibc
 
 /// `--db PATH`, shared by every subcommand that opens the store.
-struct StoreOptions: ParsableArguments {
-    static let installedPath = "/var/lib/contactbox/contacts.sqlite"
+public struct StoreOptions: ParsableArguments {
+    public static let installedPath = "/var/lib/contactbox/contacts.sqlite"
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "The contact store (default: $CONTACTBOX_DB, else \(installedPath)).", valueName: "path"))
-    var db: String?
+    public var db: String?
 
-    init() {}
+    public init() {}
 
-    init(db: String?) {
+    public init(db: String?) {
         self.db = db
     }
 
-    var path: String {
+    public var path: String {
         if let db { return db }
         if let env = getenv("CONTACTBOX_DB"), env.pointee != 0 { return String(cString: env) }
         return Self.installedPath
     }
 
     /// Opens the store, creating its folder first; a failure is one line on stderr and exit 74.
-    func open() throws -> ContactStore {
+    public func open() throws -> ContactStore {
         let path = self.path
         do {
             try FileSystem.makeParentDirectories(of: path)

@@ -1,12 +1,12 @@
 import CMalloc
 import Glibc
 
-enum MemoryTuning {
+public enum MemoryTuning {
     /// Debian's libcurl links librtmp, which loads GnuTLS, whose library constructor initialises it at load time
     /// (about 0.7 MB resident, measured) although nothing here uses it. GnuTLS skips that when
     /// GNUTLS_NO_IMPLICIT_INIT=1 is in the environment at exec (gnutls_global_init(3)), so the process starts
     /// itself again once with it set. The systemd unit sets it too. If exec fails, we simply go on.
-    static func skipUnusedLibraryInit() {
+    public static func skipUnusedLibraryInit() {
         guard getenv("GNUTLS_NO_IMPLICIT_INIT") == nil else { return }
         setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 1)
         execv("/proc/self/exe", CommandLine.unsafeArgv)
@@ -16,7 +16,7 @@ enum MemoryTuning {
     /// photos) come from the heap, fragment it, and the heap grows with the number of cards processed (measured:
     /// `contactbox import` peaked at 15.8 MB for 20,000 cards and 18.6 MB for 50,000). A fixed threshold hands
     /// blocks of 64 KiB and more back to the kernel when they are freed, and keeps the peak flat at any N.
-    static func apply() {
+    public static func apply() {
         _ = mallopt(M_MMAP_THRESHOLD, 64 * 1024)
         _ = mallopt(M_TRIM_THRESHOLD, 128 * 1024)
     }

@@ -1,5 +1,7 @@
 import Appliance
+import Config
 import ArgumentParser
+import CLISupport
 import ContactStore
 import Logging
 import Sync
@@ -43,7 +45,7 @@ struct SyncCommand: ParsableCommand {
         }
         let store = try StoreOptions(db: db ?? configuration.storePath).open()
         let logger = LogSetup.makeLogger()
-        let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(ContactBox.version)")
+        let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(contactboxVersion)")
         let engine = SyncEngine(store: store, logger: logger)
         var exit = ExitCode.success
         for remoteConfiguration in remotes {

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// The version both executables report (with their build id).
+public let contactboxVersion = "0.1.0"
+
+/// Exit codes from sysexits(3), which scripts and systemd already know.
+public enum Exit {
+    public static let findings = ExitCode(1)
+    /// Deletions wait for a person: not an error, not done either.
+    public static let needsConfirmation = ExitCode(10)
+    public static let dataError = ExitCode(65)
+    public static let noInput = ExitCode(66)
+    public static let cannotCreate = ExitCode(73)
+    public static let ioError = ExitCode(74)
+    public static let temporaryFailure = ExitCode(75)
+    public static let noPermission = ExitCode(77)
+    public static let configError = ExitCode(78)
+
+    /// Every code, for the help texts.
+    public static let summary = """
+        Exit codes: 0 done; 1 check found problems, a contact was not found, or some contacts could not be \
+        synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
+        cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 73 an output \
+        file could not be written; 74 the store could not be read or written; 75 a remote could not be \
+        reached (try again later); 77 a remote refused the login; 78 the configuration is wrong.
+        """
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import CLISupport
+
+/// `contactbox-remote`: the subcommands that talk to remotes, run by `contactbox sync` and `contactbox discover`.
+@main
+struct ContactBoxRemote: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "contactbox",
+        abstract: "Keeps a household's contacts in a local store and in step with their address books.",
+        discussion: Exit.summary,
+        version: "\(contactboxVersion) (build \(buildID))",
+        subcommands: [SyncCommand.self, DiscoverCommand.self]
+    )
+
+    static func main() {
+        MemoryTuning.skipUnusedLibraryInit()
+        MemoryTuning.apply()
+        main(Array(CommandLine.arguments.dropFirst()))
+    }
+}

@@ -35,7 +35,8 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
         .target(name: "HTTP", dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Sync",
             dependencies: ["ContactStore", "CardDAV", "HTTP", "VCard", .product(name: "Logging", package: "swift-log")]),

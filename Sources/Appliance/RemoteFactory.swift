@@ -1,5 +1,5 @@
-import Config
 import CardDAV
+import Config
 import ContactStore
 import HTTP
 import Logging

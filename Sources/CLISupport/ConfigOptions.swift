@@ -1,5 +1,5 @@
-import Config
 import ArgumentParser
+import Config
 
 /// `--config PATH`, for the subcommands that read the configuration file.
 public struct ConfigOptions: ParsableArguments {

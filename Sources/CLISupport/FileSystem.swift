@@ -63,7 +63,9 @@ public final class FileWriter {
         buffer.reserveCapacity(64 * 1024)
     }
 
-    public static func standardOutput() -> FileWriter { FileWriter(fd: STDOUT_FILENO, name: "standard output", closes: false) }
+    public static func standardOutput() -> FileWriter {
+        FileWriter(fd: STDOUT_FILENO, name: "standard output", closes: false)
+    }
 
     public func write(_ text: String) throws(FileSystem.Failure) {
         buffer += text.utf8

@@ -44,7 +44,8 @@ extension CardDAVClient {
                 if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
                 return HTTPRequest(method: "PUT", url: url, headers: headers, body: Array(vcard.utf8))
             case .delete(let url, let ifMatch):
-                return HTTPRequest(method: "DELETE", url: url, headers: ifMatch.map { [HTTPHeader("If-Match", $0)] } ?? [])
+                return HTTPRequest(
+                    method: "DELETE", url: url, headers: ifMatch.map { [HTTPHeader("If-Match", $0)] } ?? [])
             }
         }
         try transport.sendAll(requests, maxBody: Self.errorBodyPrefix) { index, outcome in
@@ -56,7 +57,8 @@ extension CardDAVClient {
                 results[index] = .failure(failure(response, method: request.method, url: request.url, body: body[...]))
             case .failure(let error):
                 results[index] = .failure(
-                    CardDAVError(.network(error), "\(request.method) \(DAVURL.path(of: request.url)): \(error.message)"))
+                    CardDAVError(.network(error), "\(request.method) \(DAVURL.path(of: request.url)): \(error.message)")
+                )
             }
         }
         return results

@@ -75,7 +75,8 @@ extension ContactStore {
     }
 
     /// The listing's changed (or removed) entries after `href`, in href order.
-    public func listing(removed: Bool, after href: String?, limit: Int = ContactStore.chunkLimit) throws -> [ListedEntry]
+    public func listing(removed: Bool, after href: String?, limit: Int = ContactStore.chunkLimit) throws
+        -> [ListedEntry]
     {
         try Self.checkLimit(limit)
         return try db.query(

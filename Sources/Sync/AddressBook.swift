@@ -67,6 +67,9 @@ public protocol AddressBook: AnyObject {
     /// item alone has (unparsable card: `RemoteError.Kind.rejected`); items deleted meanwhile are left out.
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws
 
+    /// Where `create` puts this card: the href a 412 on create refers to.
+    func hrefForNew(_ card: Card) -> String
+
     /// Creates an item for a contact that the remote does not have yet; fails with `.preconditionFailed` if
     /// something already exists there. Returns where it went; the ETag is "" when the remote did not say.
     func create(_ card: Card) throws -> RemoteEntry

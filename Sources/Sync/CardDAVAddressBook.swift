@@ -55,7 +55,9 @@ public final class CardDAVAddressBook: AddressBook {
             }
         }
         try attempt {
-            try client.list(bookURL: bookURL) { href, etag in try changed(RemoteEntry(href: canonical(href), etag: etag)) }
+            try client.list(bookURL: bookURL) { href, etag in
+                try changed(RemoteEntry(href: canonical(href), etag: etag))
+            }
         }
         return ChangeFeed(newToken: nil, isFullListing: true)
     }
@@ -80,17 +82,24 @@ public final class CardDAVAddressBook: AddressBook {
         }
     }
 
+    public func hrefForNew(_ card: Card) -> String {
+        canonical(CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? ""))
+    }
+
     public func create(_ card: Card) throws -> RemoteEntry {
         let uid = card.uid ?? Card.makeUID()
         let url = CardDAVClient.itemURL(bookURL: bookURL, uid: uid)
-        let result = try attempt { try client.put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true) }
+        let result = try attempt {
+            try client.put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
+        }
         return RemoteEntry(href: canonical(url), etag: try etag(result, url: url))
     }
 
     public func update(href: String, etag: String, with card: Card) throws -> String {
         let url = DAVURL.resolve(encoded(href), against: bookURL)
         let result = try attempt {
-            try client.put(url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
+            try client.put(
+                url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
         }
         return try self.etag(result, url: url)
     }
@@ -114,7 +123,8 @@ public final class CardDAVAddressBook: AddressBook {
                 return .put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
             case .update(let href, let etag, let card):
                 let url = DAVURL.resolve(encoded(href), against: bookURL)
-                return .put(url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
+                return .put(
+                    url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
             case .delete(let href, let etag):
                 return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)
             }
@@ -139,21 +149,9 @@ public final class CardDAVAddressBook: AddressBook {
                 let remoteError = RemoteError(error)
                 guard case .unavailable = remoteError.kind else { return .failure(remoteError) }
                 // Busy or briefly away: this one write again, with backoff, on its own.
-                return Result { try retryAlone(write) }
+                return Result { try performOne(write) }
                     .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
             }
-        }
-    }
-
-    private func retryAlone(_ write: RemoteWrite) throws -> RemoteEntry? {
-        switch write {
-        case .create(let card):
-            return try create(card)
-        case .update(let href, let etag, let card):
-            return RemoteEntry(href: href, etag: try update(href: href, etag: etag, with: card))
-        case .delete(let href, let etag):
-            try delete(href: href, etag: etag)
-            return nil
         }
     }
 

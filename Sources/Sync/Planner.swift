@@ -66,7 +66,9 @@ public enum Planner {
     public static func decide(
         base: Base?, local: Side, remote: Side, policy: ConflictPolicy, localTime: String? = nil
     ) -> Decision {
-        guard let base else { return decideWithoutBase(local: local, remote: remote, policy: policy, localTime: localTime) }
+        guard let base else {
+            return decideWithoutBase(local: local, remote: remote, policy: policy, localTime: localTime)
+        }
         let localChanged = changed(local, from: base)
         let remoteChanged = changed(remote, from: base)
         switch (localChanged, remoteChanged) {

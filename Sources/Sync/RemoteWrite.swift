@@ -11,17 +11,20 @@ extension AddressBook {
     /// The default runs the writes one after the other.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         writes.map { write in
-            Result {
-                switch write {
-                case .create(let card):
-                    return try create(card)
-                case .update(let href, let etag, let card):
-                    return RemoteEntry(href: href, etag: try update(href: href, etag: etag, with: card))
-                case .delete(let href, let etag):
-                    try delete(href: href, etag: etag)
-                    return nil
-                }
-            }.mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+            Result { try performOne(write) }.mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+        }
+    }
+
+    /// One write through `create`, `update` or `delete`: the entry written, nil for a delete.
+    public func performOne(_ write: RemoteWrite) throws -> RemoteEntry? {
+        switch write {
+        case .create(let card):
+            return try create(card)
+        case .update(let href, let etag, let card):
+            return RemoteEntry(href: href, etag: try update(href: href, etag: etag, with: card))
+        case .delete(let href, let etag):
+            try delete(href: href, etag: etag)
+            return nil
         }
     }
 }

@@ -160,11 +160,14 @@ extension SyncSession {
         switch remoteState {
         case .fetched(let fetched): write = .update(href: fetched.href, etag: fetched.etag, card: outgoing)
         case .unchangedSinceBase:
-            if let base { write = .update(href: base.href, etag: base.etag ?? "", card: outgoing) } else {
+            if let base {
+                write = .update(href: base.href, etag: base.etag ?? "", card: outgoing)
+            } else {
                 write = .create(outgoing)
             }
         case .removed: write = .create(outgoing)
         }
+        let target = write.href(in: book)
         let isCreate: Bool
         if case .create = write { isCreate = true } else { isCreate = false }
         writes.append(
@@ -177,7 +180,7 @@ extension SyncSession {
                         if isCreate { report.counts.uploaded += 1 } else { report.counts.updated += 1 }
                         recordBase(uid: uid, entry: entry, hash: hash)
                     case .failure(let error):
-                        try handleWriteFailure(error, uid: uid, href: write.href)
+                        try handleWriteFailure(error, uid: uid, href: target)
                     }
                 }
             ))
@@ -185,7 +188,7 @@ extension SyncSession {
 
     /// A 412 means the remote changed since we looked: fetch it once more and decide again. Anything else that
     /// concerns this item alone is recorded, and the run goes on.
-    private func handleWriteFailure(_ error: RemoteError, uid: String, href: String?) throws {
+    private func handleWriteFailure(_ error: RemoteError, uid: String, href: String) throws {
         guard error.kind == .preconditionFailed, !replanned.contains(uid) else {
             unsettled.insert(uid)
             report.recordError("\(book.name): \(uid): \(error.message)")
@@ -194,10 +197,8 @@ extension SyncSession {
         replanned.insert(uid)
         let base = try store.remoteItem(remoteID: remote.id, uid: uid)
         var refetched: RemoteCard?
-        if let href = href ?? base?.href {
-            try book.fetch([href]) { result in
-                if case .success(let card) = result { refetched = card }
-            }
+        try book.fetch([href]) { result in
+            if case .success(let card) = result { refetched = card }
         }
         if let refetched {
             try settleFetched(refetched)
@@ -228,9 +229,10 @@ extension SyncSession {
 }
 
 extension RemoteWrite {
-    var href: String? {
+    /// Where the write goes on `book`.
+    func href(in book: AddressBook) -> String {
         switch self {
-        case .create(let card): card.uid.map(Card.fileName(forUID:))
+        case .create(let card): book.hrefForNew(card)
         case .update(let href, _, _), .delete(let href, _): href
         }
     }

@@ -192,7 +192,7 @@ final class SyncSession {
             writes.removeAll()
             let results =
                 options.dryRun
-                ? batch.map { .success(RemoteEntry(href: $0.write.href ?? "", etag: "")) }
+                ? batch.map { .success(RemoteEntry(href: $0.write.href(in: book), etag: "")) }
                 : book.perform(batch.map(\.write))
             for (item, result) in zip(batch, results) {
                 if case .failure(let error) = result, error.stopsTheRun {

@@ -58,6 +58,10 @@ public final class VdirAddressBook: AddressBook {
         }
     }
 
+    public func hrefForNew(_ card: Card) -> String {
+        Card.fileName(forUID: card.uid ?? "")
+    }
+
     public func create(_ card: Card) throws -> RemoteEntry {
         guard let uid = card.uid, !uid.isEmpty else {
             throw RemoteError(.rejected(status: 0), "a card without a UID cannot be written to \(folder)")

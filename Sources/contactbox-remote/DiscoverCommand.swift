@@ -1,8 +1,8 @@
 import Appliance
-import Config
 import ArgumentParser
 import CLISupport
 import CardDAV
+import Config
 import Sync
 
 struct DiscoverCommand: ParsableCommand {
@@ -55,7 +55,8 @@ struct DiscoverCommand: ParsableCommand {
             throw Exit.findings
         }
         for book in books {
-            let features = [book.supportsSyncCollection ? "sync-collection" : "listing only"]
+            let features =
+                [book.supportsSyncCollection ? "sync-collection" : "listing only"]
                 + ["vCard " + book.supportedVersions.joined(separator: ", ")]
             print("\(book.url)\t\(book.displayName ?? "(no name)")\t\(features.joined(separator: "; "))")
         }

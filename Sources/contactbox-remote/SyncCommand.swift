@@ -1,7 +1,7 @@
 import Appliance
-import Config
 import ArgumentParser
 import CLISupport
+import Config
 import ContactStore
 import Logging
 import Sync

@@ -1,6 +1,6 @@
-import Config
 import ArgumentParser
 import CLISupport
+import Config
 
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -59,4 +59,3 @@ struct CheckConfigCommand: ParsableCommand {
         (share * 100).formatted(decimals: share * 100 == (share * 100).rounded() ? 0 : 1) + "%"
     }
 }
-

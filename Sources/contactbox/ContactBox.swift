@@ -23,7 +23,6 @@ struct ContactBox: ParsableCommand {
     )
 
     static func main() {
-        MemoryTuning.skipUnusedLibraryInit()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, RemoteSubcommand.names.contains(first) {
             RemoteSubcommand.run(arguments)
@@ -54,10 +53,13 @@ enum RemoteSubcommand {
     static func run(_ arguments: [String]) -> Never {
         var link = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &link, link.count - 1)
-        let executable = length > 0 ? String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let executable =
+            length > 0 ? String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+            separator: "/")
         let path = folder + "/contactbox-remote"
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 1)  // saves contactbox-remote a restart: see MemoryTuning
         execv(path, argv)
         Terminal.error("cannot run \(path): \(String(cString: strerror(errno))) (it is installed next to contactbox)")
         exit(Exit.ioError.rawValue)

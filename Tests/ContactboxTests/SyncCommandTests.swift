@@ -36,7 +36,9 @@ struct SyncCommandTests {
         try server.createAddressBook()
         let config = try configure(work, server: server)
         #expect(try contactbox(["check-config", "--config", config]).status == 0)
-        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", card("ann", "Ann") + card("bob", "Bob"))])
+        _ = try contactbox([
+            "import", "--db", work.db, try work.file("in.vcf", card("ann", "Ann") + card("bob", "Bob")),
+        ])
 
         let first = try contactbox(["sync", "--config", config])
         #expect(first.status == 0, "\(first.stderr)")
@@ -87,7 +89,9 @@ struct SyncCommandTests {
     @Test("a configuration mistake, or a password file others can read, exits 78 and says where")
     func badConfiguration() throws {
         let work = try Workspace()
-        let config = try work.file("bad.toml", "[[remote]]\nname = \"x\"\nkind = \"carddav\"\nurl = \"https://x.example/\"\nconflict = \"oldest\"\n")
+        let config = try work.file(
+            "bad.toml",
+            "[[remote]]\nname = \"x\"\nkind = \"carddav\"\nurl = \"https://x.example/\"\nconflict = \"oldest\"\n")
         let result = try contactbox(["sync", "--config", config])
         #expect(result.status == 78)
         #expect(result.stderr.contains("bad.toml:5"))
@@ -107,7 +111,9 @@ struct ImportUpdateTests {
     func updateReplaces() throws {
         let work = try Workspace()
         _ = try contactbox(["import", "--db", work.db, try work.file("a.vcf", card("u", "Uma", "TEL:1"))])
-        let result = try contactbox(["import", "--update", "--db", work.db, try work.file("b.vcf", card("u", "Uma", "TEL:2"))])
+        let result = try contactbox([
+            "import", "--update", "--db", work.db, try work.file("b.vcf", card("u", "Uma", "TEL:2")),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("updated 1"))
         #expect(try contactbox(["list", "--db", work.db]).stdout == "Uma\tu\n")

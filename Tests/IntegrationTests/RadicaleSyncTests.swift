@@ -157,9 +157,12 @@ struct RadicaleSyncTests {
     @Test("a 4.0 card with an inline photo is sent as 3.0 and its photo survives the round trip")
     func photoRoundTrip() throws {
         let fixture = try RadicaleSyncFixture()
-        let photo = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q=="
+        let photo =
+            "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q=="
         var reader = CardReader(
-            text: "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:photo\r\nFN:Photo Person\r\nPHOTO:data:image/jpeg;base64,\(photo)\r\nEND:VCARD\r\n")
+            text:
+                "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:photo\r\nFN:Photo Person\r\nPHOTO:data:image/jpeg;base64,\(photo)\r\nEND:VCARD\r\n"
+        )
         let four = try #require(try reader.next()?.get().card)
         _ = try fixture.store.importChunk([four])
         try fixture.sync()
@@ -195,6 +198,10 @@ final class StopsServer: AddressBook {
 
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {
         try inner.fetch(hrefs, body)
+    }
+
+    func hrefForNew(_ card: Card) -> String {
+        inner.hrefForNew(card)
     }
 
     func create(_ card: Card) throws -> RemoteEntry {

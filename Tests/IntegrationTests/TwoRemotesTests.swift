@@ -13,7 +13,8 @@ struct TwoRemotesTests {
         let folder = try TemporaryDirectory()
         let nas = try VdirAddressBook(name: "nas", folder: folder.path + "/contacts", createIfMissing: true)
         try fixture.putOnServer(vcard("from-cloud", "Cloud Carla"), as: "from-cloud.vcf")
-        try vcard("from-nas", "Nas Nina").write(toFile: folder.path + "/contacts/from-nas.vcf", atomically: true, encoding: .utf8)
+        try vcard("from-nas", "Nas Nina").write(
+            toFile: folder.path + "/contacts/from-nas.vcf", atomically: true, encoding: .utf8)
 
         func syncBoth() throws {
             try fixture.sync()

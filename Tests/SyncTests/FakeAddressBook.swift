@@ -14,6 +14,8 @@ final class FakeAddressBook: AddressBook {
     private(set) var calls: [String: Int] = [:]
     /// Makes the next write to this href fail with this error once.
     var failNextWrite: [String: RemoteError] = [:]
+    /// Runs just before the next write to this href: another client acting at the worst moment.
+    var beforeNextWrite: [String: () -> Void] = [:]
     /// Makes every call fail, like a server that is down.
     var unavailable = false
 
@@ -83,6 +85,10 @@ final class FakeAddressBook: AddressBook {
         }
     }
 
+    func hrefForNew(_ card: Card) -> String {
+        Card.fileName(forUID: card.uid ?? "")
+    }
+
     func create(_ card: Card) throws -> RemoteEntry {
         try check("create")
         let href = Card.fileName(forUID: card.uid ?? "")
@@ -116,6 +122,7 @@ final class FakeAddressBook: AddressBook {
     }
 
     private func injectedFailure(_ href: String) throws {
+        beforeNextWrite.removeValue(forKey: href)?()
         if let error = failNextWrite.removeValue(forKey: href) { throw error }
     }
 }

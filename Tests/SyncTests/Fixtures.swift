@@ -28,7 +28,9 @@ final class SyncFixture {
     init() throws {
         directory = try TemporaryDirectory()
         store = try ContactStore(path: directory.file("contacts.sqlite"))
-        engine = SyncEngine(store: store, logger: Logger(label: "test"))
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        engine = SyncEngine(store: store, logger: logger)
     }
 
     @discardableResult

@@ -9,7 +9,8 @@ struct PlannerTests {
     static let h1 = Planner.Version(hash: "h1")
     static let h2 = Planner.Version(hash: "h2")
 
-    func decide(_ base: String?, _ local: Side, _ remote: Side, _ policy: ConflictPolicy = .newest) -> Planner.Decision {
+    func decide(_ base: String?, _ local: Side, _ remote: Side, _ policy: ConflictPolicy = .newest) -> Planner.Decision
+    {
         Planner.decide(base: base.map(Planner.Base.init(hash:)), local: local, remote: remote, policy: policy)
     }
 

@@ -1,5 +1,6 @@
 import ContactStore
 import Testing
+import VCard
 
 @testable import Sync
 
@@ -70,8 +71,6 @@ struct RandomHistoryTests {
         #expect(quiet.counts == SyncCounts())
     }
 }
-
-import VCard
 
 extension Card {
     static func fileNameForTest(_ uid: String) -> String { fileName(forUID: uid) }

@@ -56,7 +56,8 @@ struct SyncEngineTests {
             let book = FakeAddressBook()
             book.put(cardText("x", "Xena"), at: "x.vcf")
             try fixture.sync(book, SyncOptions(policy: policy))
-            try fixture.store.upsert(try makeCard("x", "Xena", note: "mine", rev: "2024-01-01T00:00:00Z"), reason: "edit")
+            try fixture.store.upsert(
+                try makeCard("x", "Xena", note: "mine", rev: "2024-01-01T00:00:00Z"), reason: "edit")
             book.put(cardText("x", "Xena", note: "theirs", rev: "2024-06-01T00:00:00Z"), at: "x.vcf")
             let report = try fixture.sync(book, SyncOptions(policy: policy))
             #expect(report.counts.conflicts == 1)
@@ -228,5 +229,24 @@ struct SyncEngineTests {
         #expect(try fixture.store.count() == 1)
         #expect(book.items.count == 1)
         #expect(try fixture.store.recentSyncRuns().isEmpty)
+    }
+}
+
+@Suite("Sync engine: creates that collide")
+struct CreateCollisionTests {
+    @Test("a create that finds the place taken (412) fetches what is there and settles it, with no error")
+    func createCollision() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook(usesTokens: true)
+        try fixture.sync(book)  // an empty first sync: the token now hides what comes next
+        _ = try fixture.store.importChunk([try makeCard("k", "Kai", note: "local")])
+        // Another client creates the same UID on the remote between our listing and our upload.
+        book.beforeNextWrite["k.vcf"] = { book.put(cardText("k", "Kai", note: "remote"), at: "k.vcf") }
+        let report = try fixture.sync(book, SyncOptions(policy: .local))
+        #expect(report.counts.errors == 0, "\(report.errors)")
+        #expect(report.counts.conflicts == 1)
+        #expect(book.cards["k.vcf"]?.first("NOTE")?.text == "local")
+        #expect(try fixture.store.history(uid: "k").contains { $0.reason == "conflict-lost:fake" })
+        #expect(try fixture.localContents() == book.contents)
     }
 }

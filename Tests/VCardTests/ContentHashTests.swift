@@ -51,7 +51,7 @@ struct ContentHashTests {
             ("FN:Ada Lovelace", "FN:ada lovelace"),
             ("item1.X-ABLabel:private", "item2.X-ABLabel:private"),
             ("NOTE:Analyst\\, mathematician\\nfirst programmer", "NOTE:Analyst\\, mathematician first programmer"),
-            ])
+        ])
     func detectsRealChanges(before: String, after: String) throws {
         let changed = base.map { $0 == before ? after : $0 }
         #expect(changed != base)

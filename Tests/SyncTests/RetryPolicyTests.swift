@@ -1,0 +1,68 @@
+import Testing
+
+@testable import Sync
+
+@Suite("Retries with backoff")
+struct RetryPolicyTests {
+    final class Recorder: @unchecked Sendable {
+        var delays: [Double] = []
+    }
+
+    func policy(_ recorder: Recorder, attempts: Int = 4) -> RetryPolicy {
+        var policy = RetryPolicy(attempts: attempts, baseDelay: 1, maxDelay: 8, maxRetryAfter: 60)
+        policy.sleep = { recorder.delays.append($0) }
+        return policy
+    }
+
+    @Test("a busy remote is retried with growing, capped, jittered delays, then the error comes out")
+    func retriesThenGivesUp() {
+        let recorder = Recorder()
+        var calls = 0
+        #expect(throws: RemoteError.self) {
+            try policy(recorder).run {
+                calls += 1
+                throw RemoteError(.unavailable(retryAfter: nil), "busy")
+            }
+        }
+        #expect(calls == 4)
+        #expect(recorder.delays.count == 3)
+        for (index, delay) in recorder.delays.enumerated() {
+            #expect(delay >= 0 && delay <= min(8, Double(1 << index)))
+        }
+    }
+
+    @Test("Retry-After is honoured, and one too long ends the attempt at once")
+    func honoursRetryAfter() throws {
+        let recorder = Recorder()
+        var calls = 0
+        let value = try policy(recorder).run { () throws -> Int in
+            calls += 1
+            if calls == 1 { throw RemoteError(.unavailable(retryAfter: 5), "slow down") }
+            return 42
+        }
+        #expect(value == 42)
+        #expect(recorder.delays == [5])
+
+        let patient = Recorder()
+        #expect(throws: RemoteError.self) {
+            try policy(patient).run { throw RemoteError(.unavailable(retryAfter: 3600), "come back in an hour") }
+        }
+        #expect(patient.delays.isEmpty)
+    }
+
+    @Test("errors about one item or the login are not retried")
+    func noRetryForOtherErrors() {
+        let recorder = Recorder()
+        for kind in [RemoteError.Kind.preconditionFailed, .rejected(status: 400), .unauthorized] {
+            var calls = 0
+            #expect(throws: RemoteError.self) {
+                try policy(recorder).run {
+                    calls += 1
+                    throw RemoteError(kind, "no")
+                }
+            }
+            #expect(calls == 1)
+        }
+        #expect(recorder.delays.isEmpty)
+    }
+}

@@ -32,8 +32,15 @@ struct TLSTests {
             process.arguments = ["python3", script, certificate, folder + "/key.pem"]
             process.standardOutput = output
             try process.run()
-            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            port = Int(line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            // The script prints "PORT <port>" once it listens.
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            let fields = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+            port = fields.count == 2 && fields[0] == "PORT" ? Int(fields[1]) ?? 0 : 0
         }
 
         deinit {
@@ -51,7 +58,7 @@ struct TLSTests {
         do {
             _ = try client.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(server.port)/"))
             Issue.record("a self-signed certificate was accepted")
-        } catch let error as HTTPError {
+        } catch {
             #expect(error.kind == .tls, "\(error)")
         }
     }

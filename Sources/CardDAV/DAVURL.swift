@@ -79,7 +79,7 @@ public enum DAVURL {
     private static func hasScheme(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
         let scheme = text[..<colon]
-        return scheme.first!.isLetter
+        return scheme.first?.isLetter == true
             && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 

@@ -741,8 +741,9 @@ private final class Node {
     }
 
     func frozen() -> TOMLTable {
-        let entries = keys.map { key -> TOMLTable.Entry in
-            let (slot, line) = slots[key]!
+        // Every key in `keys` was added with a slot, together (`add`).
+        let entries = keys.compactMap { key -> TOMLTable.Entry? in
+            guard let (slot, line) = slots[key] else { return nil }
             let value: TOMLValue =
                 switch slot {
                 case .value(let value): value

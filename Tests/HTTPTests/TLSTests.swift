@@ -33,13 +33,7 @@ struct TLSTests {
             process.standardOutput = output
             try process.run()
             // The script prints "PORT <port>" once it listens.
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            let fields = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+            let fields = firstLine(of: output).split(whereSeparator: \.isWhitespace)
             port = fields.count == 2 && fields[0] == "PORT" ? Int(fields[1]) ?? 0 : 0
         }
 

@@ -28,13 +28,7 @@ final class TestServer {
         try process.run()
 
         // The script prints "PORTS <port> <other port>" once both servers listen.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let fields = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let fields = firstLine(of: output).split(whereSeparator: \.isWhitespace)
         guard fields.count == 3, fields[0] == "PORTS", let port = Int(fields[1]), let otherPort = Int(fields[2]) else {
             process.terminate()
             throw StartFailed(description: "test_server.py did not report its ports: \(fields)")
@@ -56,6 +50,17 @@ final class TestServer {
         let object = try json(body)
         return (object["byMethod"] as? [String: Int] ?? [:], object["unauthorized"] as? Int ?? -1)
     }
+}
+
+/// The first line a child process writes to `pipe` (its "ready" line), waiting for it.
+func firstLine(of pipe: Pipe) -> String {
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+        let chunk = pipe.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        line.append(chunk)
+    }
+    return String(decoding: line, as: UTF8.self)
 }
 
 let testCredentials = Credentials(username: "user", password: "secret")

@@ -41,6 +41,9 @@ let package = Package(
             name: "Sync",
             dependencies: ["ContactStore", "CardDAV", "HTTP", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Config"),
+        // The LEDs and the button: patterns, gestures, the simulated panel (the libgpiod backend comes with the
+        // appliance issue).
+        .target(name: "FrontPanel"),
         .target(
             name: "Appliance",
             dependencies: [
@@ -81,6 +84,7 @@ let package = Package(
         .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "TestSupport", "VCard"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "ContactStore", "VCard", "TestSupport"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Config", "TestSupport"]),
+        .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport"]),

@@ -1,0 +1,68 @@
+/// Turns the raw level of the sync button, sampled over time, into gestures: a short press (sync now) and a long
+/// press (≥ 3 s: confirm held deletions, or clear an error and retry), with the moment the long press threshold
+/// is reached reported so the LEDs can acknowledge it while the finger is still down.
+///
+/// Contacts bounce for a few milliseconds, and a worn or wet button chatters: a level counts only once it has been
+/// steady for `debounce`; short presses closer together than `minimumGap` are dropped; a button held far longer
+/// than any person would (stuck, or shorted) gives no gesture at all until it is released.
+public struct ButtonGestures: Sendable {
+    public enum Gesture: Sendable, Equatable {
+        case shortPress
+        /// The press has lasted `longPress`: acknowledge it now.
+        case longPressReached
+        /// Released after a long press: act on it.
+        case longPress
+    }
+
+    public var debounce: Int64 = 30
+    public var longPress: Int64 = 3000
+    public var stuckAfter: Int64 = 30_000
+    public var minimumGap: Int64 = 1000
+
+    private var rawPressed = false
+    private var rawSince: Int64 = 0
+    private var pressed = false
+    private var pressedSince: Int64 = 0
+    private var reachedLong = false
+    private var stuck = false
+    private var lastShortPress: Int64?
+
+    public init() {}
+
+    /// Feeds one sample (pressed or not, at a time in milliseconds) and returns the gestures it completes.
+    public mutating func sample(pressed level: Bool, at now: Int64) -> [Gesture] {
+        if level != rawPressed {
+            rawPressed = level
+            rawSince = now
+        }
+        var gestures: [Gesture] = []
+        if rawPressed != pressed, now - rawSince >= debounce {
+            pressed = rawPressed
+            if pressed {
+                pressedSince = rawSince
+                reachedLong = false
+            } else {
+                gestures += release(at: rawSince)
+            }
+        }
+        if pressed, !stuck {
+            let held = now - pressedSince
+            if held >= stuckAfter {
+                stuck = true
+            } else if held >= longPress, !reachedLong {
+                reachedLong = true
+                gestures.append(.longPressReached)
+            }
+        }
+        return gestures
+    }
+
+    private mutating func release(at time: Int64) -> [Gesture] {
+        defer { stuck = false }
+        if stuck { return [] }
+        if reachedLong { return [.longPress] }
+        if let last = lastShortPress, time - last < minimumGap { return [] }
+        lastShortPress = time
+        return [.shortPress]
+    }
+}

@@ -1,0 +1,49 @@
+/// What the front panel shows: a view of the appliance's state (STYLE.md 9), nothing of its own.
+public enum PanelState: Sendable, Equatable {
+    case starting
+    case idle
+    case syncing
+    /// The network or every remote is out of reach; syncing resumes when it comes back.
+    case offline
+    case attention(Attention)
+    /// A long press reached its threshold: all LEDs on until the button is released.
+    case acknowledging
+    case stopped
+
+    /// Why a person is needed, shown as a number of flashes of the error LED.
+    public enum Attention: Int, Sendable, CaseIterable {
+        /// A remote refused the password (1 flash).
+        case login = 1
+        /// A remote cannot be reached while the network is up (2 flashes).
+        case unreachable = 2
+        /// Deletions are held for confirmation: a long press confirms (3 flashes).
+        case deletionsHeld = 3
+        /// The store or the disk has a problem (4 flashes).
+        case storage = 4
+    }
+
+    /// The three LEDs for this state. The README's table is this function in words.
+    public var look: PanelLook {
+        switch self {
+        case .starting: PanelLook(power: .blink(hertz: 4), sync: .off, error: .off)
+        case .idle: PanelLook(power: .on, sync: .off, error: .off)
+        case .syncing: PanelLook(power: .on, sync: .blink(hertz: 2), error: .off)
+        case .offline: PanelLook(power: .doubleFlash, sync: .off, error: .off)
+        case .attention(let reason): PanelLook(power: .on, sync: .off, error: .flashes(reason.rawValue))
+        case .acknowledging: PanelLook(power: .on, sync: .on, error: .on)
+        case .stopped: PanelLook(power: .off, sync: .off, error: .off)
+        }
+    }
+}
+
+/// The pattern of each LED.
+public struct PanelLook: Sendable, Equatable {
+    public var power: LEDPattern
+    public var sync: LEDPattern
+    public var error: LEDPattern
+
+    /// Which LEDs are lit `milliseconds` after the look was put up: (power, sync, error).
+    public func levels(at milliseconds: Int64) -> (power: Bool, sync: Bool, error: Bool) {
+        (power.isOn(at: milliseconds), sync.isOn(at: milliseconds), error.isOn(at: milliseconds))
+    }
+}

@@ -1,0 +1,46 @@
+import Testing
+
+@testable import FrontPanel
+
+@Suite("LED patterns")
+struct LEDPatternTests {
+    /// The LED's level every 50 ms over `milliseconds`, as a string of 1s and 0s.
+    func trace(_ pattern: LEDPattern, _ milliseconds: Int64) -> String {
+        stride(from: 0, to: milliseconds, by: 50).map { pattern.isOn(at: $0) ? "1" : "0" }.joined()
+    }
+
+    @Test("steady patterns never change")
+    func steady() {
+        #expect(trace(.on, 5000).allSatisfy { $0 == "1" })
+        #expect(trace(.off, 5000).allSatisfy { $0 == "0" })
+    }
+
+    @Test("a 2 Hz blink is on 250 ms, off 250 ms, and repeats")
+    func blink() {
+        #expect(trace(.blink(hertz: 2), 1000) == "11111000001111100000")
+        #expect(LEDPattern.blink(hertz: 2).isOn(at: 10_000) == true)
+        #expect(LEDPattern.blink(hertz: 2).isOn(at: 10_250) == false)
+    }
+
+    @Test("counted flashes can be counted: n flashes, then a long dark pause", arguments: 1...4)
+    func countedFlashes(count: Int) {
+        let pattern = LEDPattern.flashes(count)
+        let cycle = trace(pattern, pattern.period)
+        let flashes = cycle.split(separator: "0", omittingEmptySubsequences: true).count
+        #expect(flashes == count)
+        #expect(cycle.hasSuffix(String(repeating: "0", count: 30)))  // 1.5 s dark
+    }
+
+    @Test("every state has a look a person can tell from every other")
+    func statesAreDistinct() {
+        var states: [PanelState] = [.starting, .idle, .syncing, .offline, .acknowledging, .stopped]
+        states += PanelState.Attention.allCases.map { .attention($0) }
+        let traces = states.map { state in
+            let look = state.look
+            return [look.power, look.sync, look.error].map { trace($0, 6000) }.joined(separator: "|")
+        }
+        #expect(Set(traces).count == states.count)
+        #expect(PanelState.stopped.look.levels(at: 1234) == (false, false, false))
+        #expect(PanelState.idle.look.levels(at: 1234) == (true, false, false))
+    }
+}

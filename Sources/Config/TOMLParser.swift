@@ -346,14 +346,7 @@ struct TOMLParser {
                     position += 1
                     return String(decoding: text, as: UTF8.self)
                 }
-                if peek(1) == .quote, peek(2) == .quote {
-                    // Up to two more quotes belong to the text: `""""a""""`.
-                    var extra = 0
-                    while extra < 2, peek(3 + extra) == .quote { extra += 1 }
-                    text.append(contentsOf: repeatElement(.quote, count: extra))
-                    position += 3 + extra
-                    return String(decoding: text, as: UTF8.self)
-                }
+                if closesMultiline(.quote, into: &text) { return String(decoding: text, as: UTF8.self) }
                 text.append(byte)
                 position += 1
             case .backslash:
@@ -384,6 +377,17 @@ struct TOMLParser {
         }
     }
 
+    /// On a `delimiter` of a multi-line string: when three close it, moves past them (and up to two more, which
+    /// belong to the text: `""""a""""`) and returns true.
+    private mutating func closesMultiline(_ delimiter: UInt8, into text: inout [UInt8]) -> Bool {
+        guard peek(1) == delimiter, peek(2) == delimiter else { return false }
+        var extra = 0
+        while extra < 2, peek(3 + extra) == delimiter { extra += 1 }
+        text.append(contentsOf: repeatElement(delimiter, count: extra))
+        position += 3 + extra
+        return true
+    }
+
     /// `'…'` or `'''…'''`, taken as written; the position is on the first apostrophe.
     private mutating func parseLiteralString(multiline: Bool, isKey: Bool) throws(TOMLError) -> String {
         let startLine = line
@@ -398,13 +402,7 @@ struct TOMLParser {
                     position += 1
                     return String(decoding: text, as: UTF8.self)
                 }
-                if peek(1) == .apostrophe, peek(2) == .apostrophe {
-                    var extra = 0
-                    while extra < 2, peek(3 + extra) == .apostrophe { extra += 1 }
-                    text.append(contentsOf: repeatElement(.apostrophe, count: extra))
-                    position += 3 + extra
-                    return String(decoding: text, as: UTF8.self)
-                }
+                if closesMultiline(.apostrophe, into: &text) { return String(decoding: text, as: UTF8.self) }
                 text.append(byte)
                 position += 1
             case .newline, .carriageReturn:

@@ -33,6 +33,18 @@ extension ContactStore {
         return try db.query(sql, arguments: arguments, map: Self.storedContact)
     }
 
+    /// Calls `body` with every live contact in name order, reading one page of at most `chunkLimit` at a time, so
+    /// that memory does not grow with the size of the store.
+    public func forEachContact(search: String? = nil, _ body: (StoredContact) throws -> Void) throws {
+        var cursor: ContactCursor?
+        while true {
+            let page = try contacts(after: cursor, search: search)
+            for contact in page { try body(contact) }
+            guard page.count == Self.chunkLimit, let last = page.last else { return }
+            cursor = last.cursor
+        }
+    }
+
     /// Every contact changed after `seq`, tombstones included, in change order. Start with 0 and pass the last
     /// `changeSeq` of each page to get the next one.
     public func changes(since seq: Int64, limit: Int = ContactStore.chunkLimit) throws -> [StoredContact] {

@@ -40,8 +40,14 @@ extension ContactStore {
     /// Points a remote at another place: everything known about the old one (saved item states, token, watermark,
     /// discovery) is forgotten, and the next sync starts afresh, matching contacts by UID and content.
     public func resetRemote(id: Int64, url: String) throws {
+        repeat {
+            try db.run(
+                """
+                DELETE FROM remote_items WHERE remote_id = ?1 AND uid IN (
+                    SELECT uid FROM remote_items WHERE remote_id = ?1 LIMIT ?2)
+                """, id, Self.chunkLimit)
+        } while db.changes > 0
         try db.transaction {
-            try db.run("DELETE FROM remote_items WHERE remote_id = ?", id)
             try db.run(
                 """
                 UPDATE remotes SET url = ?, sync_token = NULL, synced_seq = 0, book_url = NULL, capabilities = NULL

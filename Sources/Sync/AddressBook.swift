@@ -12,25 +12,35 @@ public struct RemoteEntry: Sendable, Equatable {
     }
 }
 
-/// One fetched item, with its content hash worked out once (hashing was a quarter of a download's CPU time
-/// when every step computed it again).
+/// One fetched item, always with a UID, and with its content hash worked out once (hashing was a quarter of a
+/// download's CPU time when every step computed it again).
 public struct RemoteCard: Sendable {
-    public var href: String
-    public var etag: String
-    public private(set) var card: Card
-    public private(set) var hash: String
+    public let href: String
+    public let etag: String
+    public let card: Card
+    public let hash: String
 
+    /// A card without UID gets one derived from its href, the same on every fetch: a random one would make it a
+    /// new contact on every run.
     public init(href: String, etag: String, card: Card) {
+        var card = card
+        if (card.uid ?? "").isEmpty { card.setUID(Card.stableUID(forLocation: href)) }
         self.href = href
         self.etag = etag
         self.card = card
         self.hash = card.contentHash
     }
 
-    /// Gives a card without UID the stable one (the hash ignores UIDs, so it stays).
-    public mutating func setUID(_ uid: String) {
-        card.setUID(uid)
+    /// A card as read; the UID the reader made up for a card without one is replaced by the stable one.
+    public init(href: String, etag: String, parsed: ParsedCard) {
+        var card = parsed.card
+        if parsed.repairs.contains(where: { $0.hasPrefix("added UID") }) {
+            card.setUID(Card.stableUID(forLocation: href))
+        }
+        self.init(href: href, etag: etag, card: card)
     }
+
+    public var uid: String { card.uid ?? "" }
 }
 
 /// What changed in a remote since a sync token, streamed to the caller in bounded memory.

@@ -199,17 +199,12 @@ extension RemoteError {
 }
 
 extension RemoteCard {
-    /// Reads one fetched card. A card without UID gets one derived from its href: the reader would make up a
-    /// random one, and the contact would be new on every run.
+    /// Reads one fetched card.
     static func parse(_ text: String, href: String, etag: String, remote: String) -> Result<RemoteCard, RemoteError> {
         var reader = CardReader(text: text)
         switch reader.next() {
         case .success(let parsed):
-            var fetched = RemoteCard(href: href, etag: etag, card: parsed.card)
-            if parsed.repairs.contains(where: { $0.hasPrefix("added UID") }) {
-                fetched.setUID(Card.stableUID(forLocation: href))
-            }
-            return .success(fetched)
+            return .success(RemoteCard(href: href, etag: etag, parsed: parsed))
         case .failure(let error):
             return .failure(RemoteError(.rejected(status: 0), "\(remote): \(href): \(error)"))
         case nil:

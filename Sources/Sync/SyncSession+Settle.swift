@@ -13,9 +13,7 @@ enum RemoteState {
 extension SyncSession {
     /// One item the remote added or changed.
     func settleFetched(_ fetched: RemoteCard) throws {
-        var fetched = fetched
-        let uid = fetched.card.uid ?? Card.stableUID(forLocation: fetched.href)
-        if fetched.card.uid == nil { fetched.setUID(uid) }
+        let uid = fetched.uid
         if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != uid {
             // The item at this place now carries another identity: the old one has left the remote.
             try settle(uid: previous.uid, base: previous, local: try store.contact(uid: previous.uid), remote: .removed)

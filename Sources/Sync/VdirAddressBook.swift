@@ -54,7 +54,7 @@ public final class VdirAddressBook: AddressBook {
             // and lose an edit.
             guard let etag = try etag(of: href) else { continue }
             guard let result = try readCard(href) else { continue }
-            try body(result.map { RemoteCard(href: href, etag: etag, card: $0) })
+            try body(result.map { RemoteCard(href: href, etag: etag, parsed: $0) })
         }
     }
 
@@ -111,7 +111,7 @@ public final class VdirAddressBook: AddressBook {
     }
 
     /// The first and only card of a file; nil when the file is gone.
-    private func readCard(_ href: String) throws -> Result<Card, RemoteError>? {
+    private func readCard(_ href: String) throws -> Result<ParsedCard, RemoteError>? {
         let location = path(href)
         var reader: CardReader
         do {
@@ -142,14 +142,9 @@ public final class VdirAddressBook: AddressBook {
                     "\(location):\(error.line): after the first card: \(error.message); a vdir file holds one "
                         + "contact, so the file is not read"))
         }
-        var card = first.card
-        // The reader gives a card without UID a random one; a random UID would make this file a new contact on
-        // every sync, so it gets one derived from its file name instead (not the full path: the folder may be
-        // mounted elsewhere next time).
-        if first.repairs.contains(where: { $0.hasPrefix("added UID") }) {
-            card.setUID(Card.stableUID(forLocation: String(location.split(separator: "/").last ?? "")))
-        }
-        return .success(card)
+        // A card without UID gets a stable one from its href, the file name (RemoteCard), not the full path:
+        // the folder may be mounted elsewhere next time.
+        return .success(first)
     }
 
     private static func severalCards(_ location: String, line: Int) -> RemoteError {

@@ -119,4 +119,32 @@ struct RemoteTests {
         }
         #expect(missing.code == .invalidArgument)
     }
+
+    @Test("a remote pointed elsewhere forgets its items, token, watermark and discovery, and keeps the others'")
+    func resetRemote() throws {
+        let fixture = try StoreFixture()
+        let remote = try fixture.store.addRemote(name: "icloud", kind: .carddav, url: "https://example.org/a/")
+        let other = try fixture.store.addRemote(name: "nas", kind: .vdir, url: "/mnt/nas")
+        try fixture.store.transaction {
+            for index in 0..<250 {
+                for owner in [remote.id, other.id] {
+                    try fixture.store.upsertRemoteItem(
+                        RemoteItemState(remoteID: owner, uid: "u\(index)", href: "\(index).vcf", etag: "e", hash: "h"))
+                }
+            }
+        }
+        try fixture.store.setSyncToken("token-1", remoteID: remote.id)
+        try fixture.store.setSyncedSeq(42, remoteID: remote.id)
+        try fixture.store.setDiscovery(bookURL: "https://example.org/a/book/", capabilities: ["sync"], remoteID: remote.id)
+
+        try fixture.store.resetRemote(id: remote.id, url: "https://example.org/b/")
+        let reset = try #require(try fixture.store.remote(id: remote.id))
+        #expect(reset.url == "https://example.org/b/")
+        #expect(reset.syncToken == nil)
+        #expect(reset.syncedSeq == 0)
+        #expect(reset.bookURL == nil)
+        #expect(reset.capabilities.isEmpty)
+        #expect(try fixture.store.remoteItemCount(remoteID: remote.id) == 0)
+        #expect(try fixture.store.remoteItemCount(remoteID: other.id) == 250)
+    }
 }

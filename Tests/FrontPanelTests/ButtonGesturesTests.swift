@@ -5,7 +5,9 @@ import Testing
 @Suite("Button gestures")
 struct ButtonGesturesTests {
     /// Samples every 10 ms from `from` to `to` at one level; returns the gestures with their times.
-    func hold(_ buttons: inout ButtonGestures, pressed: Bool, from: Int64, to: Int64) -> [(Int64, ButtonGestures.Gesture)] {
+    func hold(_ buttons: inout ButtonGestures, pressed: Bool, from: Int64, to: Int64) -> [(
+        Int64, ButtonGestures.Gesture
+    )] {
         var result: [(Int64, ButtonGestures.Gesture)] = []
         for time in stride(from: from, to: to, by: 10) {
             result += buttons.sample(pressed: pressed, at: time).map { (time, $0) }

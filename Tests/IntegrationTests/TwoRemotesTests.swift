@@ -18,7 +18,7 @@ struct TwoRemotesTests {
 
         func syncBoth() throws {
             try fixture.sync()
-            try fixture.engine.sync(nas, kind: .vdir, url: nas.folder, options: SyncOptions())
+            #expect(try fixture.engine.sync(nas, kind: .vdir, url: nas.folder, options: SyncOptions()).outcome == .ok)
         }
         try syncBoth()
         try syncBoth()
@@ -29,7 +29,7 @@ struct TwoRemotesTests {
         // An edit in the folder travels to the cloud on the same pass order.
         try vcard("from-cloud", "Cloud Carla", "NOTE:edited on the NAS")
             .write(toFile: folder.path + "/contacts/from-cloud.vcf", atomically: true, encoding: .utf8)
-        try fixture.engine.sync(nas, kind: .vdir, url: nas.folder, options: SyncOptions())
+        #expect(try fixture.engine.sync(nas, kind: .vdir, url: nas.folder, options: SyncOptions()).outcome == .ok)
         try fixture.sync()
         #expect(try fixture.serverCards()["from-cloud"]?.first("NOTE")?.text == "edited on the NAS")
         #expect(try fixture.localContents() == fixture.serverContents())

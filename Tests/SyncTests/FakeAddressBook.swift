@@ -76,7 +76,7 @@ final class FakeAddressBook: AddressBook {
             var reader = CardReader(text: item.text)
             switch reader.next() {
             case .success(let parsed):
-                try body(.success(RemoteCard(href: href, etag: item.etag, card: parsed.card)))
+                try body(.success(RemoteCard(href: href, etag: item.etag, parsed: parsed)))
             case .failure(let error):
                 try body(.failure(RemoteError(.rejected(status: 0), "\(href): \(error)")))
             case nil:

@@ -41,13 +41,8 @@ final class SyncFixture {
     /// Live contacts as uid → content hash.
     func localContents() throws -> [String: String] {
         var result: [String: String] = [:]
-        var cursor: ContactCursor?
-        while true {
-            let page = try store.contacts(after: cursor)
-            for contact in page { result[contact.uid] = contact.hash }
-            guard let last = page.last else { return result }
-            cursor = last.cursor
-        }
+        try store.forEachContact { result[$0.uid] = $0.hash }
+        return result
     }
 }
 

@@ -199,9 +199,9 @@ struct TOMLParser {
     private mutating func parseSimpleKey(afterDot: Bool) throws(TOMLError) -> String {
         switch peek() {
         case .quote?:
-            return try parseBasicString(multiline: false, isKey: true)
+            return try parseString(literal: false, multiline: false, isKey: true)
         case .apostrophe?:
-            return try parseLiteralString(multiline: false, isKey: true)
+            return try parseString(literal: true, multiline: false, isKey: true)
         case let byte? where byte.isBareKeyByte:
             let start = position
             while let byte = peek(), byte.isBareKeyByte { position += 1 }
@@ -258,10 +258,10 @@ struct TOMLParser {
         switch peek() {
         case .quote?:
             let multiline = peek(1) == .quote && peek(2) == .quote
-            return .string(try parseBasicString(multiline: multiline, isKey: false))
+            return .string(try parseString(literal: false, multiline: multiline, isKey: false))
         case .apostrophe?:
             let multiline = peek(1) == .apostrophe && peek(2) == .apostrophe
-            return .string(try parseLiteralString(multiline: multiline, isKey: false))
+            return .string(try parseString(literal: true, multiline: multiline, isKey: false))
         case .bracketOpen?:
             return try parseArray(depth: depth)
         case .braceOpen?:
@@ -332,8 +332,10 @@ struct TOMLParser {
 
     // MARK: - Strings
 
-    /// `"…"` or `"""…"""`, with escapes; the position is on the first quote.
-    private mutating func parseBasicString(multiline: Bool, isKey: Bool) throws(TOMLError) -> String {
+    /// `"…"` or `"""…"""` with escapes, or `'…'` or `'''…'''` taken as written (`literal`); the position is on
+    /// the first delimiter.
+    private mutating func parseString(literal: Bool, multiline: Bool, isKey: Bool) throws(TOMLError) -> String {
+        let delimiter: UInt8 = literal ? .apostrophe : .quote
         let startLine = line
         position += multiline ? 3 : 1
         if multiline { try skipFirstNewline() }
@@ -341,15 +343,15 @@ struct TOMLParser {
         while true {
             guard let byte = peek() else { throw unterminated(isKey: isKey, multiline: multiline, startLine) }
             switch byte {
-            case .quote:
+            case delimiter:
                 guard multiline else {
                     position += 1
                     return String(decoding: text, as: UTF8.self)
                 }
-                if closesMultiline(.quote, into: &text) { return String(decoding: text, as: UTF8.self) }
+                if closesMultiline(delimiter, into: &text) { return String(decoding: text, as: UTF8.self) }
                 text.append(byte)
                 position += 1
-            case .backslash:
+            case .backslash where !literal:
                 if multiline, isLineEndingBackslash() {
                     // A backslash at the end of a line joins it to the next, dropping the spaces in between.
                     position += 1
@@ -388,34 +390,6 @@ struct TOMLParser {
         return true
     }
 
-    /// `'…'` or `'''…'''`, taken as written; the position is on the first apostrophe.
-    private mutating func parseLiteralString(multiline: Bool, isKey: Bool) throws(TOMLError) -> String {
-        let startLine = line
-        position += multiline ? 3 : 1
-        if multiline { try skipFirstNewline() }
-        var text: [UInt8] = []
-        while true {
-            guard let byte = peek() else { throw unterminated(isKey: isKey, multiline: multiline, startLine) }
-            switch byte {
-            case .apostrophe:
-                guard multiline else {
-                    position += 1
-                    return String(decoding: text, as: UTF8.self)
-                }
-                if closesMultiline(.apostrophe, into: &text) { return String(decoding: text, as: UTF8.self) }
-                text.append(byte)
-                position += 1
-            case .newline, .carriageReturn:
-                guard multiline else { throw unterminated(isKey: isKey, multiline: false, startLine) }
-                try newline()
-                text.append(.newline)
-            default:
-                guard !byte.isControl else { throw controlCharacter(isKey: isKey) }
-                text.append(byte)
-                position += 1
-            }
-        }
-    }
 
     /// A newline right after `"""` or `'''` is not part of the text.
     private mutating func skipFirstNewline() throws(TOMLError) {

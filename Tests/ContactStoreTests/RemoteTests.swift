@@ -135,7 +135,8 @@ struct RemoteTests {
         }
         try fixture.store.setSyncToken("token-1", remoteID: remote.id)
         try fixture.store.setSyncedSeq(42, remoteID: remote.id)
-        try fixture.store.setDiscovery(bookURL: "https://example.org/a/book/", capabilities: ["sync"], remoteID: remote.id)
+        try fixture.store.setDiscovery(
+            bookURL: "https://example.org/a/book/", capabilities: ["sync"], remoteID: remote.id)
 
         try fixture.store.resetRemote(id: remote.id, url: "https://example.org/b/")
         let reset = try #require(try fixture.store.remote(id: remote.id))

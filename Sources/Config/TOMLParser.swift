@@ -390,7 +390,6 @@ struct TOMLParser {
         return true
     }
 
-
     /// A newline right after `"""` or `'''` is not part of the text.
     private mutating func skipFirstNewline() throws(TOMLError) {
         if peek() == .newline || (peek() == .carriageReturn && peek(1) == .newline) { try newline() }

@@ -28,6 +28,12 @@ let package = Package(
         .systemLibrary(
             name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CGPIOD", path: "Sources/CGPIOD", pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
         // glibc's malloc.h: memory tuning for a process that must stay small (no library to link).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
@@ -41,13 +47,14 @@ let package = Package(
             name: "Sync",
             dependencies: ["ContactStore", "CardDAV", "HTTP", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Config"),
-        // The LEDs and the button: patterns, gestures, the simulated panel (the libgpiod backend comes with the
-        // appliance issue).
-        .target(name: "FrontPanel"),
+        // The LEDs and the button: patterns, gestures, the libgpiod and the simulated backends.
+        .target(name: "FrontPanel", dependencies: ["CGPIOD"]),
+        // The status page, its JSON and the Prometheus metrics, over libmicrohttpd.
+        .target(name: "StatusServer", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config",
+                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "StatusServer", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.
@@ -83,8 +90,13 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "TestSupport", "VCard"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "ContactStore", "VCard", "TestSupport"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Config", "TestSupport"]),
+        .testTarget(
+            name: "ApplianceTests",
+            dependencies: ["Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel"]),
+        .testTarget(name: "StatusServerTests", dependencies: ["StatusServer", "TestSupport"]),
+        // The deployment files (systemd unit, install script) checked with the tools that will read them.
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport"]),

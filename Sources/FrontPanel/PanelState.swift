@@ -42,8 +42,9 @@ public struct PanelLook: Sendable, Equatable {
     public var sync: LEDPattern
     public var error: LEDPattern
 
-    /// Which LEDs are lit `milliseconds` after the look was put up: (power, sync, error).
-    public func levels(at milliseconds: Int64) -> (power: Bool, sync: Bool, error: Bool) {
-        (power.isOn(at: milliseconds), sync.isOn(at: milliseconds), error.isOn(at: milliseconds))
+    /// Which LEDs are lit `milliseconds` after the look was put up.
+    public func levels(at milliseconds: Int64) -> LEDLevels {
+        LEDLevels(
+            power: power.isOn(at: milliseconds), sync: sync.isOn(at: milliseconds), error: error.isOn(at: milliseconds))
     }
 }

@@ -1,24 +1,20 @@
-/// The front panel without hardware: the demo draws it in the terminal, the status page mirrors it, and unit
-/// tests press its button.
-public final class SimulatedPanel {
-    public private(set) var levels: (power: Bool, sync: Bool, error: Bool) = (false, false, false)
-    /// Button samples queued by a test or the demo's keyboard: (pressed, at milliseconds).
-    private var samples: [(Bool, Int64)] = []
+/// The front panel without hardware: the demo draws it in the terminal, the status page mirrors it, and tests
+/// press its button.
+public final class SimulatedPanel: PanelHardware {
+    public private(set) var levels = LEDLevels.allOff
+    public var buttonPressed = false
 
     public init() {}
 
-    public func show(_ levels: (power: Bool, sync: Bool, error: Bool)) {
+    public func show(_ levels: LEDLevels) throws(FrontPanelError) {
         self.levels = levels
     }
 
-    public func setButton(pressed: Bool, at milliseconds: Int64) {
-        samples.append((pressed, milliseconds))
-    }
+    public func isButtonPressed() throws(FrontPanelError) -> Bool { buttonPressed }
 
-    public func takeButtonSamples() -> [(pressed: Bool, at: Int64)] {
-        defer { samples.removeAll() }
-        return samples.map { (pressed: $0.0, at: $0.1) }
-    }
+    public var buttonEventDescriptor: Int32? { nil }
+
+    public func drainButtonEvents() {}
 
     /// One terminal line: `[●] power  [○] sync  [○] error`.
     public func rendered() -> String {

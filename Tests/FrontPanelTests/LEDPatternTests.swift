@@ -40,7 +40,7 @@ struct LEDPatternTests {
             return [look.power, look.sync, look.error].map { trace($0, 6000) }.joined(separator: "|")
         }
         #expect(Set(traces).count == states.count)
-        #expect(PanelState.stopped.look.levels(at: 1234) == (false, false, false))
-        #expect(PanelState.idle.look.levels(at: 1234) == (true, false, false))
+        #expect(PanelState.stopped.look.levels(at: 1234) == .allOff)
+        #expect(PanelState.idle.look.levels(at: 1234) == LEDLevels(power: true, sync: false, error: false))
     }
 }

@@ -1,0 +1,40 @@
+/// Which of the three LEDs are lit.
+public struct LEDLevels: Sendable, Equatable {
+    public var power: Bool
+    public var sync: Bool
+    public var error: Bool
+
+    public init(power: Bool, sync: Bool, error: Bool) {
+        self.power = power
+        self.sync = sync
+        self.error = error
+    }
+
+    public static let allOff = LEDLevels(power: false, sync: false, error: false)
+}
+
+/// The front panel's hardware: three LEDs and one button. `GPIOPanel` drives real lines through libgpiod;
+/// `SimulatedPanel` keeps them in memory for the demo and the tests. The daemon's main loop owns the one instance
+/// (it is not shared between threads).
+public protocol PanelHardware: AnyObject {
+    /// Drives the LEDs (active levels already applied: `true` is lit).
+    func show(_ levels: LEDLevels) throws(FrontPanelError)
+    /// Whether the button is held down now (active level applied).
+    func isButtonPressed() throws(FrontPanelError) -> Bool
+    /// A descriptor that poll(2) reports readable when the button changes level; nil when the button must be
+    /// sampled on a timer instead.
+    var buttonEventDescriptor: Int32? { get }
+    /// Reads and discards the button events that woke poll(2); the level is then read with `isButtonPressed()`.
+    func drainButtonEvents()
+}
+
+/// A front-panel failure a person can act on: it names the chip, the line and the board file.
+public struct FrontPanelError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -14,7 +14,7 @@ struct ConfigurationReader {
         self.path = path
     }
 
-    static let rootKeys = ["store", "sync", "remote"]
+    static let rootKeys = ["store", "sync", "remote", "panel", "status"]
     static let syncKeys = ["interval", "full_check", "max_delete_share"]
     static let commonRemoteKeys = ["name", "kind", "conflict"]
     static let carddavKeys = [
@@ -23,20 +23,15 @@ struct ConfigurationReader {
     ]
     static let vdirKeys = ["folder", "create_folder"]
     /// Every key the file may hold, and `password`, which it must not: the keys a syntax error may quote.
-    static let allKeys = Set(rootKeys + syncKeys + commonRemoteKeys + carddavKeys + vdirKeys + ["password"])
+    static let allKeys = Set(
+        rootKeys + syncKeys + commonRemoteKeys + carddavKeys + vdirKeys + panelKeys + statusKeys + ["password"])
 
     mutating func read(_ root: TOMLTable) -> Configuration {
         let top = Block(table: root, context: "")
         checkKeys(top, allowed: Self.rootKeys)
         let storePath = absolutePath(top, "store") ?? Configuration.defaultStorePath
         var sync = SyncSettings()
-        if let value = root["sync"] {
-            if let table = value.table {
-                sync = readSync(Block(table: table, context: "[sync] "))
-            } else {
-                fail(top, "sync", "sync must be a table: write [sync] on a line of its own, its settings below")
-            }
-        }
+        if let block = section(top, "sync") { sync = readSync(block) }
         var remotes: [RemoteConfiguration] = []
         var nameLines: [String: Int?] = [:]
         if let value = root["remote"] {
@@ -61,7 +56,11 @@ struct ConfigurationReader {
         } else {
             errors.append(error(nil, "remote", "no [[remote]] is configured: add one block per address book"))
         }
-        return Configuration(storePath: storePath, sync: sync, remotes: remotes)
+        var panel = PanelSettings()
+        if let block = section(top, "panel") { panel = readPanel(block) }
+        var status = StatusSettings()
+        if let block = section(top, "status") { status = readStatus(block) }
+        return Configuration(storePath: storePath, sync: sync, remotes: remotes, panel: panel, status: status)
     }
 
     private mutating func readSync(_ block: Block) -> SyncSettings {
@@ -126,28 +125,7 @@ struct ConfigurationReader {
         let insecure = bool(block, "allow_insecure_http") ?? false
         if let url { checkURL(block, url, allowInsecure: insecure) }
         let username = required(block, "username")
-        let password: SecretSource?
-        switch (string(block, "password_file"), string(block, "password_credential")) {
-        case (let file?, nil):
-            password = absolutePath(block, "password_file", value: file).map(SecretSource.file)
-        case (nil, let name?):
-            if name.isEmpty || name.contains("/") || name == "." || name == ".." {
-                fail(
-                    block, "password_credential",
-                    "password_credential must be a credential name without '/' (found \"\(name)\")")
-                password = nil
-            } else {
-                password = .credential(name)
-            }
-        case (_?, _?):
-            fail(block, "password_credential", "give either password_file or password_credential, not both")
-            password = nil
-        case (nil, nil):
-            if block.table["password_file"] == nil, block.table["password_credential"] == nil {
-                fail(block, nil, "password_file is missing (or password_credential, under systemd)")
-            }
-            password = nil
-        }
+        let password = secret(block, required: true)
         let auth = choice(block, "auth", RemoteConfiguration.AuthScheme.self) ?? .basic
         let caFile = absolutePath(block, "ca_file")
         let caPath = absolutePath(block, "ca_path")
@@ -173,6 +151,39 @@ struct ConfigurationReader {
         let folder = required(block, "folder").flatMap { absolutePath(block, "folder", value: $0) }
         let create = bool(block, "create_folder") ?? false
         return folder.map { .vdir(folder: $0, createFolder: create) }
+    }
+
+    /// A password's source: `password_file` or `password_credential`, never both. A missing one is an error only
+    /// when `required`.
+    mutating func secret(_ block: Block, required: Bool) -> SecretSource? {
+        switch (string(block, "password_file"), string(block, "password_credential")) {
+        case (let file?, nil):
+            return absolutePath(block, "password_file", value: file).map(SecretSource.file)
+        case (nil, let name?):
+            if !name.isEmpty, !name.contains("/"), name != ".", name != ".." { return .credential(name) }
+            fail(
+                block, "password_credential",
+                "password_credential must be a credential name without '/' (found \"\(name)\")")
+            return nil
+        case (_?, _?):
+            fail(block, "password_credential", "give either password_file or password_credential, not both")
+            return nil
+        case (nil, nil):
+            if required, block.table["password_file"] == nil, block.table["password_credential"] == nil {
+                fail(block, nil, "password_file is missing (or password_credential, under systemd)")
+            }
+            return nil
+        }
+    }
+
+    /// A table of the file such as `[sync]`; nil, and an error, when the key holds something else.
+    mutating func section(_ top: Block, _ key: String) -> Block? {
+        guard let value = top.table[key] else { return nil }
+        guard let table = value.table else {
+            fail(top, key, "\(key) must be a table: write [\(key)] on a line of its own, its settings below")
+            return nil
+        }
+        return Block(table: table, context: "[\(key)] ")
     }
 
     // MARK: - Values
@@ -220,7 +231,7 @@ struct ConfigurationReader {
         return seconds
     }
 
-    private mutating func choice<Choice: RawRepresentable & CaseIterable>(
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(
         _ block: Block, _ key: String, _ type: Choice.Type
     ) -> Choice? where Choice.RawValue == String {
         guard let text = string(block, key) else { return nil }
@@ -230,7 +241,7 @@ struct ConfigurationReader {
         return nil
     }
 
-    private mutating func required(_ block: Block, _ key: String) -> String? {
+    mutating func required(_ block: Block, _ key: String) -> String? {
         if block.table[key] == nil { fail(block, nil, "\(key) is missing") }
         guard let text = string(block, key) else { return nil }
         guard !text.isEmpty else {
@@ -240,7 +251,7 @@ struct ConfigurationReader {
         return text
     }
 
-    private mutating func absolutePath(_ block: Block, _ key: String, value: String? = nil) -> String? {
+    mutating func absolutePath(_ block: Block, _ key: String, value: String? = nil) -> String? {
         guard let path = value ?? string(block, key) else { return nil }
         guard path.hasPrefix("/") else {
             fail(block, key, "\(key) must be an absolute path, starting with / (found \"\(path)\")")
@@ -249,7 +260,7 @@ struct ConfigurationReader {
         return path
     }
 
-    private mutating func string(_ block: Block, _ key: String) -> String? {
+    mutating func string(_ block: Block, _ key: String) -> String? {
         guard let value = block.table[key] else { return nil }
         guard let text = value.string else {
             fail(block, key, "\(key) must be text in quotes (found \(show(value)))")
@@ -258,7 +269,7 @@ struct ConfigurationReader {
         return text
     }
 
-    private mutating func bool(_ block: Block, _ key: String) -> Bool? {
+    mutating func bool(_ block: Block, _ key: String) -> Bool? {
         guard let value = block.table[key] else { return nil }
         guard let flag = value.bool else {
             fail(block, key, "\(key) must be true or false, without quotes (found \(show(value)))")
@@ -268,7 +279,7 @@ struct ConfigurationReader {
     }
 
     /// A value as found, for messages: numbers and words as written, anything else by its kind.
-    private func show(_ value: TOMLValue) -> String {
+    func show(_ value: TOMLValue) -> String {
         switch value {
         case .string(let text): "\"\(text)\""
         case .integer(let number): String(number)
@@ -281,7 +292,7 @@ struct ConfigurationReader {
 
     // MARK: - Keys
 
-    private mutating func checkKeys(
+    mutating func checkKeys(
         _ block: Block, allowed: [String], otherKind: (kind: String, keys: [String])? = nil
     ) {
         for key in block.table.keys.sorted() where !allowed.contains(key) {
@@ -330,12 +341,12 @@ struct ConfigurationReader {
 
     // MARK: - Errors
 
-    private mutating func fail(_ block: Block, _ key: String?, _ message: String) {
+    mutating func fail(_ block: Block, _ key: String?, _ message: String) {
         // The key's line, else (a key that is missing) the line of the block's header.
         errors.append(error(key.flatMap(block.table.line(of:)) ?? block.table.line, key, block.context + message))
     }
 
-    private func error(_ line: Int?, _ key: String?, _ message: String) -> ConfigurationError {
+    func error(_ line: Int?, _ key: String?, _ message: String) -> ConfigurationError {
         ConfigurationError(file: path, line: line, key: key, message: message)
     }
 }

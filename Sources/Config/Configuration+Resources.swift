@@ -6,9 +6,24 @@ extension Configuration {
     /// check it, and forgets it.
     ///
     /// `path` is the configuration file, which the problems name; they carry no line (the values are fine, the
-    /// files they name are not).
-    public func resourceProblems(path: String) -> [ConfigurationError] {
+    /// files they name are not). The board file `[panel]` names is read from `boardsDirectory` and checked too; its
+    /// problems name the board file and their lines.
+    public func resourceProblems(
+        path: String, boardsDirectory: String = BoardConfiguration.directory()
+    ) -> [ConfigurationError] {
         var problems: [ConfigurationError] = []
+        if !panel.isSimulated {
+            let board = panel.boardPath(boardsDirectory: boardsDirectory)
+            problems += BoardConfiguration.validate(path: board, boardsDirectory: boardsDirectory).errors
+        }
+        if let password = status.password {
+            do {
+                _ = try password.read()
+            } catch {
+                let key = error.key ?? "password_file"
+                problems.append(ConfigurationError(file: path, key: key, message: "[status] " + error.description))
+            }
+        }
         func problem(_ remote: RemoteConfiguration, _ key: String, _ message: String) {
             problems.append(ConfigurationError(file: path, key: key, message: "remote \"\(remote.name)\": " + message))
         }

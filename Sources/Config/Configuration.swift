@@ -10,14 +10,21 @@ public struct Configuration: Sendable, Equatable {
     public var storePath: String
     public var sync: SyncSettings
     public var remotes: [RemoteConfiguration]
+    /// Which board the front panel is wired on (`[panel]`); without it, the panel is simulated.
+    public var panel: PanelSettings
+    /// Where the status page listens, and its password (`[status]`).
+    public var status: StatusSettings
 
     public init(
         storePath: String = Configuration.defaultStorePath, sync: SyncSettings = SyncSettings(),
-        remotes: [RemoteConfiguration]
+        remotes: [RemoteConfiguration], panel: PanelSettings = PanelSettings(),
+        status: StatusSettings = StatusSettings()
     ) {
         self.storePath = storePath
         self.sync = sync
         self.remotes = remotes
+        self.panel = panel
+        self.status = status
     }
 
     /// The file to read: `--config PATH` when given, else `$CONTACTBOX_CONFIG`, else ``installedPath``.

@@ -30,9 +30,26 @@ public protocol PanelHardware: AnyObject {
 
 /// A front-panel failure a person can act on: it names the chip, the line and the board file.
 public struct FrontPanelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, for code that reacts differently (the message is for people).
+    public enum Kind: Sendable, Equatable {
+        /// No GPIO chip with the board file's label, name or path.
+        case chipNotFound
+        /// The chip has no such line offset or line name.
+        case lineNotFound
+        /// Another program (or the kernel, or another part of the panel) holds the line.
+        case lineBusy
+        /// The GPIO character device may not be opened by this user.
+        case permissionDenied
+        /// A request, read or write failed at the device.
+        case hardware
+        case other
+    }
+
+    public var kind: Kind
     public var message: String
 
-    public init(_ message: String) {
+    public init(_ message: String, kind: Kind = .other) {
+        self.kind = kind
         self.message = message
     }
 

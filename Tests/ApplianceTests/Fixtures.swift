@@ -52,8 +52,48 @@ func makeFile(_ path: String, _ text: String, mode: mode_t = 0o600) {
 }
 
 /// The repository's Deploy folder, found from this file's place.
-var deployFolder: String {
+var deployFolder: String { repositoryFolder + "/Deploy" }
+
+/// The repository's board files.
+var boardFolder: String { repositoryFolder + "/Board" }
+
+/// The repository, found from this file's place (Tests/ApplianceTests/Fixtures.swift).
+var repositoryFolder: String {
     var path = #filePath
-    for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
-    return path + "/Deploy"
+    for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+    return path
+}
+
+let boardPath = "/usr/share/contactbox/boards/test.toml"
+
+/// A valid board file; tests change one line and expect errors on known lines.
+let validBoardText = """
+    board = "Test board"
+    chip_label = "pinctrl-bcm2711"
+
+    [led.power]
+    line = 17
+    name = "GPIO17"
+
+    [led.sync]
+    line = 27
+
+    [led.error]
+    line = 22
+
+    [button.sync]
+    line = 23
+    active_low = true
+    bias = "pull-up"
+    """
+
+/// `validBoardText` with one line replaced (the line must be there, or the test is testing nothing).
+func makeBoardText(replacing line: String, with replacement: String) -> String {
+    precondition(validBoardText.contains(line), "no line \(line) in the board fixture")
+    return validBoardText.replacing(line, with: replacement)
+}
+
+/// Every problem the board file text has, as a person would read them.
+func boardProblems(_ text: String) -> [String] {
+    BoardConfiguration.validate(bytes: Array(text.utf8), path: boardPath).errors.map(\.description)
 }

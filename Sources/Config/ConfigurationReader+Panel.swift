@@ -1,0 +1,35 @@
+/// The `[panel]` and `[status]` sections of the configuration.
+extension ConfigurationReader {
+    static let panelKeys = ["board"]
+    static let statusKeys = ["listen", "password_file", "password_credential"]
+
+    mutating func readPanel(_ block: Block) -> PanelSettings {
+        checkKeys(block, allowed: Self.panelKeys)
+        guard let board = required(block, "board") else { return PanelSettings() }
+        // A name is looked up in the boards folder; anything with a slash is a file, and only an absolute path
+        // means the same file whatever folder the daemon was started in.
+        let isPath = board.hasPrefix("/")
+        guard isPath || (!board.contains("/") && Self.isValidName(board)) else {
+            fail(
+                block, "board",
+                "board must be a board name such as \"raspberry-pi-4\" (a file in the boards folder), "
+                    + "\"simulated\", or an absolute path to a board file (found \"\(board)\")")
+            return PanelSettings()
+        }
+        return PanelSettings(board: board)
+    }
+
+    mutating func readStatus(_ block: Block) -> StatusSettings {
+        checkKeys(block, allowed: Self.statusKeys)
+        var status = StatusSettings()
+        if let text = string(block, "listen") {
+            do {
+                (status.host, status.port) = try StatusSettings.parse(listen: text)
+            } catch {
+                fail(block, "listen", error.message)
+            }
+        }
+        status.password = secret(block, required: false)
+        return status
+    }
+}

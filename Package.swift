@@ -36,6 +36,8 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]),
         // glibc's malloc.h: memory tuning for a process that must stay small (no library to link).
         .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        // signalfd, eventfd, rtnetlink and pthread_timedjoin_np for the daemon's main loop (headers only).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         .target(name: "VCard", dependencies: ["CCrypto"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
@@ -54,7 +56,7 @@ let package = Package(
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "StatusServer", "CMalloc",
+                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "StatusServer", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.

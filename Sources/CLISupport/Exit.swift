@@ -10,6 +10,8 @@ public enum Exit {
     public static let needsConfirmation = ExitCode(10)
     public static let dataError = ExitCode(65)
     public static let noInput = ExitCode(66)
+    /// The system refused what the daemon needs to start (an eventfd, a signalfd, a thread).
+    public static let osError = ExitCode(71)
     public static let cannotCreate = ExitCode(73)
     public static let ioError = ExitCode(74)
     public static let temporaryFailure = ExitCode(75)
@@ -20,7 +22,7 @@ public enum Exit {
     public static let summary = """
         Exit codes: 0 done; 1 check found problems, a contact was not found, or some contacts could not be \
         synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
-        cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 73 an output \
+        cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 71 the daemon could not start; 73 an output \
         file could not be written; 74 the store could not be read or written; 75 a remote could not be \
         reached (try again later); 77 a remote refused the login; 78 the configuration is wrong.
         """

@@ -1,3 +1,4 @@
+import ContactStore
 import Glibc
 
 /// Output for people: messages on stderr, data on stdout, and a progress bar only when stderr is a terminal.
@@ -60,12 +61,6 @@ public struct ProgressBar {
         Terminal.write("\r\u{1B}[K")
         drawn = false
     }
-}
-
-public func monotonicMillis() -> Int64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
 }
 
 extension Double {

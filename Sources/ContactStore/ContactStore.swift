@@ -74,3 +74,10 @@ public final class ContactStore {
 
 @available(*, unavailable)
 extension ContactStore: Sendable {}
+
+/// CLOCK_MONOTONIC in milliseconds: for timers and durations, immune to the wall clock being set.
+public func monotonicMillis() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
+}

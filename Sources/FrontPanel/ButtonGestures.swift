@@ -29,6 +29,13 @@ public struct ButtonGestures: Sendable {
 
     public init() {}
 
+    /// All LEDs on: the long press threshold was reached and the finger is still down.
+    public var isAcknowledging: Bool { pressed && reachedLong && !stuck }
+
+    /// Whether the caller must keep sampling on a timer: a level is waiting out the debounce, or a press is on
+    /// its way to the long press threshold. Otherwise only a change of level (an edge event) needs a sample.
+    public var needsSampling: Bool { rawPressed != pressed || (pressed && !reachedLong && !stuck) }
+
     /// Feeds one sample (pressed or not, at a time in milliseconds) and returns the gestures it completes.
     public mutating func sample(pressed level: Bool, at now: Int64) -> [Gesture] {
         if level != rawPressed {

@@ -33,6 +33,10 @@ public final class SyncEngine {
             session.report.message = error.message
             session.report.failure = error
             logger.warning("Sync stopped", metadata: ["sync.error": "\(error.message)"])
+        } catch is SyncStopped {
+            session.report.outcome = .interrupted
+            session.report.message = "stopped before the end; the next sync resumes"
+            logger.notice("Sync interrupted: stopping")
         }
         if let runID {
             try store.finishSyncRun(

@@ -8,6 +8,12 @@ public struct SyncOptions: Sendable {
     public var confirmDeletions: Bool
     /// Decide and count, but write nothing on either side.
     public var dryRun: Bool
+    /// List the whole remote instead of asking for changes since the sync token: catches whatever change
+    /// tracking missed (the daemon's daily full check).
+    public var fullCheck = false
+    /// Asked between chunks; true ends the run after the chunk it just committed, with outcome `.interrupted`
+    /// (the daemon stopping). The next run resumes where this one stopped.
+    public var shouldStop: (@Sendable () -> Bool)?
 
     /// This many deletions never need confirmation, whatever the share: deleting one of three contacts on a phone
     /// must simply sync.

@@ -69,9 +69,10 @@ final class SyncSession {
             try store.addToListing(buffer)
             buffer.removeAll(keepingCapacity: true)
             progress?(SyncProgress(phase: "Listing", done: listed, total: 0))
+            try checkStop()
         }
         let feed = try book.changes(
-            since: remote.syncToken,
+            since: options.fullCheck ? nil : remote.syncToken,
             changed: { entry in
                 listed += 1
                 buffer.append(ContactStore.ListedEntry(href: entry.href, etag: entry.etag))
@@ -211,8 +212,18 @@ final class SyncSession {
             }
         }
         if let stop { throw stop }
+        try checkStop()
+    }
+
+    /// Ends the run between chunks when the daemon is stopping: everything committed so far stays, the token and
+    /// the watermark do not move, and the next run picks up from there.
+    private func checkStop() throws {
+        if options.shouldStop?() == true { throw SyncStopped() }
     }
 }
+
+/// The run was asked to stop (`SyncOptions.shouldStop`).
+struct SyncStopped: Error {}
 
 extension RemoteError {
     /// Errors about the remote as a whole, not one item.

@@ -17,7 +17,7 @@ struct ContactBox: ParsableCommand {
             """,
         version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
-            RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self, ExportCommand.self,
+            RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self, ExportCommand.self,
             ListCommand.self, ShowCommand.self, CheckCommand.self, CheckConfigCommand.self,
         ]
     )
@@ -35,7 +35,13 @@ struct ContactBox: ParsableCommand {
 /// The subcommands that talk to remotes live in `contactbox-remote`, next to this binary: this one never loads
 /// libcurl and libxml2 (see Package.swift). They are listed here for `--help` and run there.
 enum RemoteSubcommand {
-    static let names: Set<String> = ["sync", "discover"]
+    static let names: Set<String> = ["run", "sync", "discover"]
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "run", abstract: "Run the appliance: the daemon systemd starts (see run --help).")
+        func run() throws { RemoteSubcommand.run(["run"]) }
+    }
 
     struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,0 +1,96 @@
+import FrontPanel
+
+/// What the appliance is doing, in one place (STYLE.md 9): the LEDs, the status page and systemd's status line are
+/// all views of it.
+public enum ApplianceState: Sendable, Equatable {
+    case starting
+    case idle
+    case syncing(SyncActivity)
+    /// The network is down; the next sync runs when it is back.
+    case offline
+    case needsAttention(PanelState.Attention, reason: String)
+    case stopping
+
+    /// Where a sync pass is: which remote, what it is doing, how far.
+    public struct SyncActivity: Sendable, Equatable {
+        public var remote: String
+        public var phase: String
+        public var done: Int
+        public var total: Int
+
+        public init(remote: String, phase: String = "Starting", done: Int = 0, total: Int = 0) {
+            self.remote = remote
+            self.phase = phase
+            self.done = done
+            self.total = total
+        }
+    }
+
+    /// The front panel's view.
+    public var panel: PanelState {
+        switch self {
+        case .starting: .starting
+        case .idle: .idle
+        case .syncing: .syncing
+        case .offline: .offline
+        case .needsAttention(let attention, _): .attention(attention)
+        case .stopping: .stopped
+        }
+    }
+
+    /// The name `/api/status` and the metrics use.
+    public var name: String {
+        switch self {
+        case .starting: "starting"
+        case .idle: "idle"
+        case .syncing: "syncing"
+        case .offline: "offline"
+        case .needsAttention: "attention"
+        case .stopping: "stopping"
+        }
+    }
+
+    /// One line for people, also systemd's `STATUS=`.
+    public var summary: String {
+        switch self {
+        case .starting: "Starting"
+        case .idle: "Idle: everything is in step"
+        case .syncing(let activity):
+            activity.total > 0
+                ? "Syncing \(activity.remote): \(activity.phase.lowercased()) \(activity.done) of \(activity.total)"
+                : "Syncing \(activity.remote): \(activity.phase.lowercased())"
+        case .offline: "Offline: waiting for the network"
+        case .needsAttention(_, let reason): reason
+        case .stopping: "Stopping"
+        }
+    }
+
+    /// What a person can do about it; nil when nothing is needed.
+    public var advice: String? {
+        guard case .needsAttention(let attention, _) = self else { return nil }
+        return switch attention {
+        case .login:
+            "Check the remote's user name and app password in /etc/contactbox, then hold the button for 3 seconds "
+                + "(or press Sync now) to retry."
+        case .unreachable:
+            "The server did not answer. It is retried on its own; check the URL and the server's status page if "
+                + "this lasts."
+        case .deletionsHeld:
+            "Nothing was deleted. If the deletions are wanted, hold the button for 3 seconds to confirm them; "
+                + "otherwise restore the contacts on the remote and sync again."
+        case .storage:
+            "The contact store could not be read or written. Check the disk (free space, errors in the journal) "
+                + "and run contactbox check."
+        }
+    }
+
+    /// The name of an attention reason in `/api/status`.
+    public static func attentionName(_ attention: PanelState.Attention) -> String {
+        switch attention {
+        case .login: "login"
+        case .unreachable: "unreachable"
+        case .deletionsHeld: "deletions_held"
+        case .storage: "storage"
+        }
+    }
+}

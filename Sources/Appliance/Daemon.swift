@@ -1,0 +1,311 @@
+import Config
+import ContactStore
+import FrontPanel
+import Glibc
+import Logging
+import StatusServer
+
+/// `contactbox run`: the appliance. One main loop owns the front panel, the scheduler, the network watch, signals
+/// and systemd; the sync worker and the status server run on threads of their own and meet it in the
+/// `StatusBoard`. The loop sleeps in poll(2) until a descriptor wakes it or the next LED change, scheduled pass or
+/// watchdog ping is due: an idle appliance wakes only for its watchdog.
+public final class Daemon {
+    public struct Options: Sendable {
+        public var configPath: String
+        /// Overrides the configuration's store (`--db`).
+        public var storePath: String?
+        public var version: String
+        public var build: String
+
+        public init(configPath: String, storePath: String?, version: String, build: String) {
+            self.configPath = configPath
+            self.storePath = storePath
+            self.version = version
+            self.build = build
+        }
+    }
+
+    /// SIGTERM to exit within 5 s: the current chunk gets this long to commit.
+    static let stopGrace: Int64 = 4_000
+
+    let options: Options
+    let logger: Logger
+    var configuration: Configuration
+    let board: StatusBoard
+    let signals: SignalWatch
+    let wake: WakeUp
+    let worker: SyncWorker
+    let panel: PanelDriver
+    let terminal: TerminalPanel?
+    let notifier = SystemdNotifier()
+    let network = NetworkWatch()
+    var scheduler: Scheduler
+    var server: StatusServer?
+    var nextWatchdog: Int64 = 0
+    var lastStatusLine = ""
+    var stopRequested = false
+    /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
+    static let minimumSyncDisplay: Int64 = 1_500
+    var showSyncingUntil: Int64 = 0
+
+    /// Sets up every service; the LEDs show "starting" before this returns. Throws only when the daemon cannot
+    /// run at all (no eventfd, no signalfd).
+    public init(configuration: Configuration, options: Options, logger: Logger) throws(ApplianceError) {
+        self.configuration = configuration
+        self.options = options
+        self.logger = logger
+        signals = try SignalWatch()  // first: the threads started below inherit its signal mask
+        board = StatusBoard(version: options.version, build: options.build)
+        let opened = Self.openPanel(configuration.panel)
+        panel = PanelDriver(hardware: opened.hardware)
+        terminal = opened.hardware is SimulatedPanel && TerminalPanel.isAvailable ? TerminalPanel() : nil
+        let now = monotonicMillis()
+        panel.show(.starting, at: now)
+        if let problem = opened.problem {
+            logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
+            board.record("error", "Front panel unavailable: \(problem)")
+        }
+        wake = try WakeUp()
+        worker = try SyncWorker(configuration: configuration, mainLoop: wake)
+        scheduler = Scheduler(
+            intervalSeconds: configuration.sync.interval, fullCheckSeconds: configuration.sync.fullCheck, now: now)
+    }
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    public func run() -> Int32 {
+        startWorker()
+        startStatusServer()
+        board.update { $0.state = .idle }
+        notifier.ready(status: "Started")
+        logger.notice(
+            "ContactBox started",
+            metadata: ["remotes": "\(configuration.remotes.count)", "version": "\(options.version)"])
+        board.record("info", "Started \(options.version) with \(configuration.remotes.count) remotes")
+        while !stopRequested {
+            let now = monotonicMillis()
+            step(at: now)
+            waitForEvents(timeout: timeout(at: now))
+        }
+        return shutDown()
+    }
+
+    // MARK: One turn of the loop
+
+    /// Everything due at `now`: scheduled passes, the worker's news, the LEDs, the status line, the watchdog.
+    func step(at now: Int64) {
+        for event in worker.takeEvents() { handle(event, at: now) }
+        if let request = scheduler.due(at: now) {
+            scheduler.passStarted(fullCheck: request.fullCheck, at: now)
+            worker.request(request)
+        }
+        let state = board.state
+        panel.show(state == .idle && now < showSyncingUntil ? .syncing : state.panel, at: now)
+        let nextSync =
+            scheduler.nextPass == .max ? nil : wallClockSeconds() + (scheduler.nextPass - now + 999) / 1000
+        board.update {
+            $0.leds = panel.levels
+            $0.look = panel.look
+            $0.nextSync = nextSync
+        }
+        if let terminal, let simulated = panel.hardware as? SimulatedPanel {
+            terminal.show(simulated, summary: state.summary)
+        }
+        if state.summary != lastStatusLine {
+            lastStatusLine = state.summary
+            notifier.status(state.summary)
+        }
+        if let interval = notifier.watchdogInterval, now >= nextWatchdog {
+            notifier.watchdog()
+            nextWatchdog = now + interval
+        }
+    }
+
+    private func handle(_ event: SyncWorker.Event, at now: Int64) {
+        switch event {
+        case .passStarted(let request):
+            scheduler.passStarted(fullCheck: request.fullCheck, at: now)
+            showSyncingUntil = now + Self.minimumSyncDisplay
+            logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
+        case .passFinished(let result):
+            scheduler.passFinished(result.schedule, at: now)
+            if !worker.isStopping { board.update { $0.state = result.state } }
+            logger.info("Sync pass finished", metadata: ["appliance.state": "\(result.state.name)"])
+            if case .needsAttention(_, let reason) = result.state {
+                logger.warning("Attention needed", metadata: ["appliance.reason": "\(reason)"])
+            }
+        case .storeFailed(let message):
+            board.update { $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)") }
+            board.record("error", "The contact store cannot be opened: \(message)")
+        }
+    }
+
+    /// Milliseconds poll(2) may sleep: until the next LED change, pass or watchdog ping.
+    private func timeout(at now: Int64) -> Int32 {
+        var wakeAt = scheduler.nextPass
+        if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
+        if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led) }
+        if notifier.watchdogInterval != nil { wakeAt = min(wakeAt, nextWatchdog) }
+        return Int32(clamping: max(0, min(wakeAt - now, 60_000)))
+    }
+
+    private func waitForEvents(timeout: Int32) {
+        let button = panel.hardware?.buttonEventDescriptor ?? -1
+        var entries = [signals.descriptor, wake.descriptor, button, network.descriptor, terminal?.descriptor ?? -1]
+            .map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        if poll(&entries, nfds_t(entries.count), timeout) <= 0 {
+            for index in entries.indices { entries[index].revents = 0 }
+        }
+        let now = monotonicMillis()
+        if entries[0].revents != 0 { handleSignals() }
+        if entries[1].revents != 0 { wake.drain() }
+        // The button is read on its edge events, and on the timer while a press is being timed.
+        if entries[2].revents != 0 || panel.needsButtonSampling { handle(panel.sampleButton(at: now), at: now) }
+        if entries[3].revents != 0, network.update() {
+            logger.notice("Network is back")
+            board.record("info", "The network is back")
+            scheduler.networkCameBack(at: now)
+        }
+        if entries[4].revents != 0, let terminal { handle(terminal.readKeys(), at: now) }
+    }
+
+    // MARK: Button and keys
+
+    private func handle(_ gestures: [ButtonGestures.Gesture], at now: Int64) {
+        for gesture in gestures {
+            switch gesture {
+            case .shortPress: buttonPressed(long: false)
+            case .longPress: buttonPressed(long: true)
+            case .longPressReached: logger.info("Long press: release to confirm")
+            }
+        }
+    }
+
+    private func handle(_ keys: [TerminalPanel.Key], at now: Int64) {
+        for key in keys {
+            switch key {
+            case .shortPress: buttonPressed(long: false)
+            case .longPress: buttonPressed(long: true)
+            case .quit: stopRequested = true
+            }
+        }
+    }
+
+    /// A short press syncs now; a long press confirms held deletions, or clears an error and retries.
+    func buttonPressed(long: Bool) {
+        board.update { $0.counters.buttonPresses += 1 }
+        guard long else {
+            logger.info("Button pressed: sync now")
+            board.record("info", "Button: sync now")
+            worker.request(SyncRequest(.button))
+            return
+        }
+        let confirming: Bool
+        if case .needsAttention(.deletionsHeld, _) = board.state { confirming = true } else { confirming = false }
+        logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
+        board.record("info", confirming ? "Long press: held deletions confirmed" : "Long press: retry")
+        board.update { $0.state = .idle }
+        worker.request(SyncRequest(.longPress, confirmDeletions: confirming))
+    }
+
+    /// "Sync now" on the status page (its own thread): the worker takes it from there.
+    private func startStatusServer() {
+        let settings = configuration.status
+        var serverSettings = StatusServer.Settings()
+        serverSettings.host = settings.host
+        serverSettings.port = UInt16(clamping: settings.port)
+        do {
+            serverSettings.password = try settings.password?.read()
+            let worker = worker
+            let board = board
+            server = try StatusServer(
+                settings: serverSettings, snapshot: { board.snapshot() },
+                syncNow: {
+                    board.record("info", "Status page: sync now")
+                    worker.request(SyncRequest(.statusPage))
+                }, logger: logger)
+            logger.notice("Status page listening", metadata: ["status.address": "\(settings.host):\(settings.port)"])
+        } catch {
+            logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
+            board.record("error", "Status page unavailable: \(error)")
+        }
+    }
+
+    private func startWorker() {
+        let storePath = options.storePath ?? configuration.storePath
+        let board = board
+        let logger = logger
+        let userAgent = "ContactBox/\(options.version)"
+        do {
+            try worker.start(logger: logger) {
+                SyncPass(
+                    store: try ContactStore(path: storePath), board: board, logger: logger, userAgent: userAgent,
+                    isOnline: { NetworkWatch.hasDefaultRoute() })
+            }
+        } catch {
+            board.update { $0.state = .needsAttention(.storage, reason: "Cannot start syncing: \(error)") }
+        }
+    }
+
+    // MARK: Signals
+
+    private func handleSignals() {
+        for signal in signals.take() {
+            switch signal {
+            case .stop: stopRequested = true
+            case .reload: reload()
+            }
+        }
+    }
+
+    /// SIGHUP: read the configuration again; keep the old one if the new one has a problem.
+    func reload() {
+        notifier.reloading()
+        defer { notifier.ready(status: board.state.summary) }
+        let new: Configuration
+        do {
+            new = try Configuration.load(path: options.configPath)
+        } catch {
+            logger.error("Configuration not reloaded", metadata: ["config.error": "\(error)"])
+            board.record("error", "Configuration not reloaded, the old one stays: \(error)")
+            return
+        }
+        if new.panel != configuration.panel || new.status != configuration.status {
+            logger.notice("Panel and status page settings change at the next restart")
+            board.record("warning", "Panel and status page settings take effect at the next restart")
+        }
+        configuration = new
+        worker.reconfigure(new)
+        scheduler.reconfigure(
+            intervalSeconds: new.sync.interval, fullCheckSeconds: new.sync.fullCheck, now: monotonicMillis())
+        logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
+        board.record("info", "Configuration reloaded: \(new.remotes.count) remotes")
+        worker.request(SyncRequest(.reload))
+    }
+
+    // MARK: Stopping
+
+    private func shutDown() -> Int32 {
+        logger.notice("Stopping")
+        notifier.stopping()
+        // Dark at once, while the current chunk commits: the box is going away.
+        panel.show(.stopped, at: monotonicMillis())
+        board.update {
+            $0.state = .stopping
+            $0.leds = panel.levels
+            $0.look = panel.look
+        }
+        if !worker.stop(waitingAtMost: Self.stopGrace) {
+            logger.warning("The sync did not stop in time; the next start resumes it")
+        }
+        server?.stop()
+        server = nil
+        if let terminal, let simulated = panel.hardware as? SimulatedPanel {
+            terminal.show(simulated, summary: "Stopped")
+            terminal.restore()
+        }
+        logger.notice("Stopped")
+        return 0
+    }
+}
+
+@available(*, unavailable) extension Daemon: Sendable {}

@@ -1,0 +1,56 @@
+import Glibc
+import Logging
+
+/// Log lines on stderr that journald files under the right priority: sd-daemon(3)'s `<N>` prefixes, used when
+/// systemd connected stderr to the journal (`$JOURNAL_STREAM`) or stderr is not a terminal. Metadata follows the
+/// message as `key=value`. One write(2) per line, so lines from two threads never interleave.
+public struct JournalLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level
+    private let prefixed: Bool
+
+    public init(level: Logger.Level, prefixed: Bool = JournalLogHandler.stderrIsJournal()) {
+        logLevel = level
+        self.prefixed = prefixed
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        let prefix = prefixed ? "<\(Self.priority(event.level))>" : "\(event.level): "
+        var line = prefix + "\(event.message)"
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        for (key, value) in all.sorted(by: { $0.key < $1.key }) {
+            line += " \(key)=\(value)"
+        }
+        line = line.replacingNewlines() + "\n"
+        var bytes = Array(line.utf8)
+        _ = write(STDERR_FILENO, &bytes, bytes.count)
+    }
+
+    /// syslog(3) priorities.
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    public static func stderrIsJournal() -> Bool {
+        getenv("JOURNAL_STREAM") != nil || isatty(STDERR_FILENO) == 0
+    }
+}
+
+extension String {
+    /// One log line stays one journal entry.
+    fileprivate func replacingNewlines() -> String {
+        String(map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+}

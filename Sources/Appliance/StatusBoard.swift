@@ -1,0 +1,70 @@
+import FrontPanel
+import Glibc
+import StatusServer
+import Synchronization
+
+/// What the daemon's threads share about its state: the main loop, the sync worker and the status server's thread
+/// each write their part and read a consistent snapshot under one lock.
+public final class StatusBoard: Sendable {
+    public struct Contents: Sendable {
+        public var state: ApplianceState = .starting
+        public var remotes: [StatusSnapshot.Remote] = []
+        public var contacts = 0
+        /// Unix seconds.
+        public var lastSync: Int64?
+        public var nextSync: Int64?
+        public var leds = LEDLevels.allOff
+        public var look = PanelState.starting.look
+        public var counters = StatusSnapshot.Counters()
+        /// Oldest first; at most `eventLimit`.
+        public var events: [StatusSnapshot.Event] = []
+    }
+
+    public static let eventLimit = 20
+
+    private let contents = Mutex(Contents())
+    private let startedAt: Int64
+    private let version: String
+    private let build: String
+
+    public init(version: String, build: String, startedAt: Int64 = wallClockSeconds()) {
+        self.version = version
+        self.build = build
+        self.startedAt = startedAt
+    }
+
+    public func update<T>(_ body: (inout Contents) -> T) -> T {
+        contents.withLock { body(&$0) }
+    }
+
+    public var state: ApplianceState { contents.withLock { $0.state } }
+
+    /// Adds a line to the event log of the status page (the journal gets the log line from the caller).
+    public func record(_ level: String, _ message: String, at time: Int64 = wallClockSeconds()) {
+        contents.withLock { contents in
+            contents.events.append(StatusSnapshot.Event(time: time, level: level, message: message))
+            if contents.events.count > Self.eventLimit { contents.events.removeFirst() }
+        }
+    }
+
+    public func snapshot() -> StatusSnapshot {
+        let contents = contents.withLock { $0 }
+        let state = contents.state
+        let leds = [
+            ("power", contents.leds.power, contents.look.power), ("sync", contents.leds.sync, contents.look.sync),
+            ("error", contents.leds.error, contents.look.error),
+        ].map { StatusSnapshot.LED(name: $0.0, lit: $0.1, pattern: $0.2.description) }
+        var attention: String?
+        if case .needsAttention(let reason, _) = state { attention = ApplianceState.attentionName(reason) }
+        return StatusSnapshot(
+            state: state.name, summary: state.summary, attention: attention, advice: state.advice, leds: leds,
+            lastSync: contents.lastSync, nextSync: contents.nextSync, startedAt: startedAt,
+            contacts: contents.contacts, remotes: contents.remotes, events: contents.events.reversed(),
+            version: version, build: build, counters: contents.counters)
+    }
+}
+
+/// The wall clock in unix seconds, for what people read.
+public func wallClockSeconds() -> Int64 {
+    Int64(time(nil))
+}

@@ -1,0 +1,199 @@
+import Config
+import ContactStore
+import FrontPanel
+import Logging
+import StatusServer
+import Sync
+
+/// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote,
+/// syncs it, and tells the status board what happened. Owns the store connection; lives on the worker's thread.
+public final class SyncPass {
+    let store: ContactStore
+    let board: StatusBoard
+    let logger: Logger
+    let userAgent: String
+    /// Whether the machine has a route to the internet; decides between "offline" and "server unreachable".
+    let isOnline: @Sendable () -> Bool
+
+    public init(
+        store: ContactStore, board: StatusBoard, logger: Logger, userAgent: String,
+        isOnline: @escaping @Sendable () -> Bool
+    ) {
+        self.store = store
+        self.board = board
+        self.logger = logger
+        self.userAgent = userAgent
+        self.isOnline = isOnline
+    }
+
+    /// How a pass ended, for the scheduler and the state.
+    public struct Result: Sendable, Equatable {
+        public var state: ApplianceState
+        public var schedule: Scheduler.PassResult
+    }
+
+    /// Fills the board with what the store remembers (the last run of each remote, the contact count), so the
+    /// status page has something to show before the first pass.
+    public func loadHistory(_ configuration: Configuration) throws {
+        var remotes: [StatusSnapshot.Remote] = []
+        for remote in configuration.remotes {
+            var status = StatusSnapshot.Remote(name: remote.name, kind: remote.kindName, lastResult: "never")
+            if let saved = try store.remote(named: remote.name),
+                let run = try store.recentSyncRuns(remoteID: saved.id, limit: 1).first
+            {
+                status.record(run.outcome.map(Self.resultName) ?? "interrupted", run.counts, run.message)
+                status.lastSync = run.finishedAt.map { $0 / 1000 }
+            }
+            remotes.append(status)
+        }
+        let contacts = try store.count()
+        board.update {
+            $0.remotes = remotes
+            $0.contacts = contacts
+        }
+    }
+
+    /// Syncs every remote. `shouldStop` is asked between chunks.
+    public func run(
+        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
+    ) -> Result {
+        let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
+        let engine = SyncEngine(store: store, logger: logger)
+        var worst: (rank: Int, state: ApplianceState, schedule: Scheduler.PassResult) = (0, .idle, .done)
+        for remote in configuration.remotes {
+            if shouldStop() { break }
+            board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
+            let outcome = sync(remote, configuration.sync, request: request, factory: factory, engine: engine,
+                shouldStop: shouldStop)
+            if outcome.rank > worst.rank { worst = outcome }
+        }
+        let contacts = (try? store.count()) ?? board.update { $0.contacts }
+        board.update {
+            $0.contacts = contacts
+            $0.lastSync = wallClockSeconds()
+        }
+        return Result(state: worst.state, schedule: worst.schedule)
+    }
+
+    /// One remote; returns how bad its outcome is (higher outranks lower in the appliance's state).
+    private func sync(
+        _ remote: RemoteConfiguration, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
+        engine: SyncEngine, shouldStop: @escaping @Sendable () -> Bool
+    ) -> (rank: Int, state: ApplianceState, schedule: Scheduler.PassResult) {
+        var logger = logger
+        logger[metadataKey: "remote.name"] = "\(remote.name)"
+        let report: SyncReport
+        do {
+            let opened = try factory.open(remote)
+            var options = SyncOptions(
+                policy: ConflictPolicy(rawValue: remote.conflictPolicy.rawValue) ?? .newest,
+                maxDeleteShare: settings.maxDeleteShare, confirmDeletions: request.confirmDeletions)
+            options.fullCheck = request.fullCheck
+            options.shouldStop = shouldStop
+            report = try engine.sync(opened.book, kind: opened.kind, url: opened.url, options: options) { progress in
+                self.board.update {
+                    $0.state = .syncing(
+                        ApplianceState.SyncActivity(
+                            remote: remote.name, phase: progress.phase, done: progress.done, total: progress.total))
+                }
+            }
+        } catch let error as RemoteError {
+            var failed = SyncReport(remote: remote.name, outcome: .failed)
+            failed.failure = error
+            failed.message = error.message
+            report = failed
+        } catch let error as ConfigurationError {
+            // A password file that went missing or lost its mode: the login cannot be tried.
+            var failed = SyncReport(remote: remote.name, outcome: .failed)
+            failed.failure = RemoteError(.unauthorized, error.description)
+            failed.message = error.description
+            report = failed
+        } catch {
+            logger.error("The store failed", metadata: ["store.error": "\(error)"])
+            board.record("error", "\(remote.name): the store failed: \(error)")
+            return (5, .needsAttention(.storage, reason: "The contact store failed: \(error)"), .done)
+        }
+        record(report, for: remote)
+        return classify(report, remote: remote.name)
+    }
+
+    private func record(_ report: SyncReport, for remote: RemoteConfiguration) {
+        let result = Self.resultName(report.outcome)
+        let counts = report.counts
+        board.update { contents in
+            var status =
+                contents.remotes.first { $0.name == remote.name }
+                ?? StatusSnapshot.Remote(name: remote.name, kind: remote.kindName, lastResult: "never")
+            status.record(result, counts, report.message)
+            status.lastSync = wallClockSeconds()
+            contents.remotes.removeAll { $0.name == remote.name }
+            contents.remotes.append(status)
+            contents.counters.syncRuns[result, default: 0] += 1
+            contents.counters.uploaded += counts.uploaded
+            contents.counters.downloaded += counts.downloaded
+            contents.counters.updated += counts.updated
+            contents.counters.deleted += counts.deleted
+            contents.counters.conflicts += counts.conflicts
+            contents.counters.itemErrors += counts.errors
+        }
+        let summary =
+            "\(remote.name): \(result): \(counts.uploaded) up, \(counts.downloaded) down, \(counts.updated) updated, "
+            + "\(counts.deleted) deleted, \(counts.errors) errors"
+        board.record(report.outcome == .ok && counts.errors == 0 ? "info" : "warning",
+            report.message.map { summary + ". " + $0 } ?? summary)
+    }
+
+    private func classify(_ report: SyncReport, remote: String) -> (
+        rank: Int, state: ApplianceState, schedule: Scheduler.PassResult
+    ) {
+        switch report.outcome {
+        case .ok, .interrupted:
+            return (0, .idle, .done)
+        case .needsConfirmation:
+            return (3, .needsAttention(.deletionsHeld, reason: report.message ?? "Deletions held at \(remote)"), .done)
+        case .failed:
+            let message = report.message ?? "\(remote) failed"
+            switch report.failure?.kind {
+            case .unauthorized:
+                return (4, .needsAttention(.login, reason: "\(remote) refused the login: \(message)"), .done)
+            case .unavailable where !isOnline():
+                return (1, .offline, .retryLater)
+            default:
+                return (2, .needsAttention(.unreachable, reason: "\(remote) could not be synced: \(message)"),
+                    .retryLater)
+            }
+        }
+    }
+
+    static func resultName(_ outcome: SyncOutcome) -> String {
+        switch outcome {
+        case .ok: "ok"
+        case .failed: "failed"
+        case .needsConfirmation: "deletions_held"
+        case .interrupted: "interrupted"
+        }
+    }
+}
+
+extension StatusSnapshot.Remote {
+    mutating func record(_ result: String, _ counts: SyncCounts, _ message: String?) {
+        lastResult = result
+        uploaded = counts.uploaded
+        downloaded = counts.downloaded
+        updated = counts.updated
+        deleted = counts.deleted
+        conflicts = counts.conflicts
+        errors = counts.errors
+        self.message = message
+    }
+}
+
+extension RemoteConfiguration {
+    /// `carddav` or `vdir`, as the status page names it.
+    var kindName: String {
+        switch kind {
+        case .carddav: "carddav"
+        case .vdir: "vdir"
+        }
+    }
+}

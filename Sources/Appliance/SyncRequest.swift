@@ -1,0 +1,47 @@
+/// Why a sync pass runs. Requests that arrive while a pass runs are merged into one follow-up pass.
+public enum SyncTrigger: String, Sendable, CaseIterable {
+    case startup
+    case interval
+    /// The daily comparison of every item (`full_check`).
+    case fullCheck = "full-check"
+    case button
+    /// A long press: confirm held deletions, or clear an error and retry.
+    case longPress = "long-press"
+    /// "Sync now" on the status page.
+    case statusPage = "status-page"
+    /// The network came back after an outage.
+    case networkBack = "network-back"
+    /// The previous pass could not reach a remote; trying again after a pause.
+    case retry
+    /// The configuration was reloaded (SIGHUP).
+    case reload
+}
+
+/// One pass to run: why, and how.
+public struct SyncRequest: Sendable, Equatable {
+    public var triggers: Set<SyncTrigger>
+    /// Carry out deletions held by the guard (a long press).
+    public var confirmDeletions: Bool
+    /// List every remote in full instead of asking for changes.
+    public var fullCheck: Bool
+
+    public init(_ trigger: SyncTrigger, confirmDeletions: Bool = false, fullCheck: Bool = false) {
+        self.triggers = [trigger]
+        self.confirmDeletions = confirmDeletions
+        self.fullCheck = fullCheck || trigger == .fullCheck
+    }
+
+    /// One pass that does what both would have done.
+    public func merged(with other: SyncRequest) -> SyncRequest {
+        var merged = self
+        merged.triggers.formUnion(other.triggers)
+        merged.confirmDeletions = confirmDeletions || other.confirmDeletions
+        merged.fullCheck = fullCheck || other.fullCheck
+        return merged
+    }
+
+    /// For logs: "button, interval".
+    public var reasons: String {
+        SyncTrigger.allCases.filter { triggers.contains($0) }.map(\.rawValue).joined(separator: ", ")
+    }
+}

@@ -1,0 +1,95 @@
+import Config
+import ContactStore
+import Logging
+import Synchronization
+
+/// Runs sync passes on a thread of its own, one at a time. A request that arrives while a pass runs waits, merged
+/// with any other that arrives meanwhile, and runs as one follow-up pass: a storm of button presses is one pass.
+public final class SyncWorker: Sendable {
+    /// What the worker tells the main loop.
+    public enum Event: Sendable, Equatable {
+        case passStarted(SyncRequest)
+        case passFinished(SyncPass.Result)
+        /// The store cannot be opened: nothing can be synced until a person looks.
+        case storeFailed(String)
+    }
+
+    private let pending = Mutex<SyncRequest?>(nil)
+    private let events = Mutex<[Event]>([])
+    private let configuration: Mutex<Configuration>
+    private let stopping = Atomic<Bool>(false)
+    private let wake: WakeUp
+    /// The main loop's wake-up, signalled with every event.
+    private let mainLoop: WakeUp
+    private let thread = Mutex<WorkerThread?>(nil)
+
+    public init(configuration: Configuration, mainLoop: WakeUp) throws(ApplianceError) {
+        self.configuration = Mutex(configuration)
+        self.mainLoop = mainLoop
+        wake = try WakeUp()
+    }
+
+    /// Starts the thread; `makePass` opens the store on it (a failure becomes `.storeFailed`).
+    public func start(logger: Logger, makePass: @escaping @Sendable () throws -> SyncPass) throws(ApplianceError) {
+        let thread = try WorkerThread { [self] in
+            let pass: SyncPass
+            do {
+                pass = try makePass()
+                try pass.loadHistory(configuration.withLock { $0 })
+            } catch {
+                logger.error("Cannot open the store", metadata: ["store.error": "\(error)"])
+                post(.storeFailed("\(error)"))
+                return
+            }
+            loop(pass)
+        }
+        self.thread.withLock { $0 = thread }
+    }
+
+    /// Asks for a pass; merged with one already waiting.
+    public func request(_ request: SyncRequest) {
+        pending.withLock { $0 = $0.map { $0.merged(with: request) } ?? request }
+        wake.signal()
+    }
+
+    /// The configuration the next pass uses (after SIGHUP).
+    public func reconfigure(_ new: Configuration) {
+        configuration.withLock { $0 = new }
+    }
+
+    /// What happened since the last call, oldest first.
+    public func takeEvents() -> [Event] {
+        events.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+
+    public var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    /// Asks the running pass to stop after its current chunk and waits for the thread, at most `milliseconds`;
+    /// returns whether it ended in time.
+    public func stop(waitingAtMost milliseconds: Int64) -> Bool {
+        stopping.store(true, ordering: .relaxed)
+        wake.signal()
+        guard let thread = thread.withLock({ $0 }) else { return true }
+        return thread.join(milliseconds: milliseconds)
+    }
+
+    private func loop(_ pass: SyncPass) {
+        while !isStopping {
+            guard let request = pending.withLock({ $0.take() }) else {
+                wake.wait()
+                continue
+            }
+            post(.passStarted(request))
+            let result = pass.run(request, configuration: configuration.withLock { $0 }) { [self] in isStopping }
+            post(.passFinished(result))
+        }
+    }
+
+    private func post(_ event: Event) {
+        events.withLock { $0.append(event) }
+        mainLoop.signal()
+    }
+}

@@ -1,0 +1,67 @@
+import FrontPanel
+import Glibc
+
+/// The demo's front panel in a terminal: one line with the three LEDs and the state, redrawn in place, and keys
+/// standing in for the button (s: short press, l: long press, q: stop). Only used when both stdin and stdout are
+/// terminals; the terminal is put back as it was by `restore()`.
+public final class TerminalPanel {
+    public enum Key: Sendable, Equatable {
+        case shortPress, longPress, quit
+    }
+
+    private var saved = termios()
+    private var raw = false
+    private var lastLine = ""
+
+    public static var isAvailable: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+
+    public init() {
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
+        var settings = saved
+        // Keys arrive one at a time, without Enter and without echo.
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        raw = tcsetattr(STDIN_FILENO, TCSANOW, &settings) == 0
+        draw("Front panel (keys: s = press the sync button, l = long press to confirm, q = stop):\n")
+    }
+
+    public var descriptor: Int32 { STDIN_FILENO }
+
+    public func restore() {
+        if raw { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        raw = false
+        if !lastLine.isEmpty { draw("\n") }
+        lastLine = ""
+    }
+
+    /// Redraws the panel line when it changed, or when `force` (a log line may have run over it).
+    public func show(_ panel: SimulatedPanel, summary: String, force: Bool = false) {
+        let line = "  " + panel.rendered() + "   " + summary
+        guard force || line != lastLine else { return }
+        lastLine = line
+        draw("\r\u{1B}[2K" + line)
+    }
+
+    /// The keys typed since the last call.
+    public func readKeys() -> [Key] {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = read(STDIN_FILENO, &buffer, buffer.count)
+        guard count > 0 else { return count == 0 ? [.quit] : [] }
+        return buffer[..<count].compactMap { byte in
+            switch byte {
+            case UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: " "), UInt8(ascii: "\n"): .shortPress
+            case UInt8(ascii: "l"), UInt8(ascii: "L"): .longPress
+            case UInt8(ascii: "q"), UInt8(ascii: "Q"): .quit
+            default: nil
+            }
+        }
+    }
+
+    private func draw(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = write(STDOUT_FILENO, &bytes, bytes.count)
+    }
+
+    deinit { restore() }
+}
+
+@available(*, unavailable) extension TerminalPanel: Sendable {}

@@ -1,0 +1,39 @@
+import CLinux
+import Glibc
+
+/// An eventfd(2) one thread signals and another waits on (or polls, next to its other descriptors): how the sync
+/// worker, the status server and the signal handling wake the main loop without a timer.
+public final class WakeUp: Sendable {
+    public let descriptor: Int32
+
+    public init() throws(ApplianceError) {
+        descriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard descriptor >= 0 else { throw ApplianceError("cannot create an eventfd: \(lastErrorText())") }
+    }
+
+    deinit { close(descriptor) }
+
+    public func signal() {
+        var one: UInt64 = 1
+        _ = write(descriptor, &one, 8)
+    }
+
+    /// Clears the signals so far; returns whether there were any.
+    @discardableResult
+    public func drain() -> Bool {
+        var count: UInt64 = 0
+        return read(descriptor, &count, 8) == 8
+    }
+
+    /// Blocks until signalled (or `milliseconds` pass; -1: forever), then clears it.
+    public func wait(milliseconds: Int32 = -1) {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, milliseconds)
+        drain()
+    }
+}
+
+/// errno in words.
+func lastErrorText() -> String {
+    String(cString: strerror(errno))
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The hardware scenarios: each Tests/hardware/*.sh (but this file and daemon.sh) boots the VM of
+# ../shared/gpio-vm (a kernel GPIO chip simulated like a Raspberry Pi 4's header, libgpiod 1.6) and runs the
+# release binaries there with the real libgpiod backend and Board/raspberry-pi-4.toml.
+#   Tests/hardware/run.sh [SCENARIO.sh ...]
+# The harness is found through GPIO_VM_RUN (default ../shared/gpio-vm/run beside this checkout); where it is
+# absent the scenarios are skipped, saying so, unless CI=1 (CI always has it). Prints one closing line
+# "hardware: N passed, M failed" and exits 1 on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+harness=${GPIO_VM_RUN:-../shared/gpio-vm/run}
+if [[ ! -x $harness ]]; then
+    if [[ ${CI:-} == 1 ]]; then
+        echo "hardware: the gpio-vm harness is missing at $harness (set GPIO_VM_RUN)" >&2
+        echo "hardware: 0 passed, 1 failed"
+        exit 1
+    fi
+    echo "hardware: skipped: no gpio-vm harness at $harness (set GPIO_VM_RUN to run the hardware scenarios)"
+    exit 0
+fi
+
+# shellcheck source=Deploy/lib/release-build.sh
+source Deploy/lib/release-build.sh
+echo "hardware: building the release binaries ..." >&2
+release_build
+bin=$(dirname "$CONTACTBOX_BIN")
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# 400 contacts: enough that a sync in the emulated VM lasts long enough to watch the sync LED blink.
+python3 Deploy/bench/gen_contacts.py 400 "$work/contacts.vcf" >/dev/null
+
+scenarios=("$@")
+if [[ ${#scenarios[@]} -eq 0 ]]; then
+    for file in Tests/hardware/*.sh; do
+        case $(basename "$file") in run.sh | daemon.sh) ;; *) scenarios+=("$file") ;; esac
+    done
+fi
+
+passed=0 failed=0
+for scenario in "${scenarios[@]}"; do
+    echo "== hardware scenario $(basename "$scenario")"
+    out="$work/out"
+    "$harness" --timeout 240 \
+        --add "$bin/contactbox:/usr/local/bin/contactbox" \
+        --add "$bin/contactbox-remote:/usr/local/bin/contactbox-remote" \
+        --add "Board:/usr/share/contactbox/boards" \
+        --add "Tests/hardware/daemon.sh:/opt/vm/daemon.sh" \
+        --add "$work/contacts.vcf:/opt/vm/contacts.vcf" \
+        "$scenario" | tee "$out" || true
+    verdict=$(tail -n 1 "$out")
+    if [[ $verdict =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        passed=$((passed + BASH_REMATCH[1]))
+        failed=$((failed + BASH_REMATCH[2]))
+    else
+        failed=$((failed + 1))
+    fi
+done
+echo "hardware: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -94,7 +94,9 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["Sync", "ContactStore", "VCard", "TestSupport"]),
         .testTarget(
             name: "ApplianceTests",
-            dependencies: ["Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport"]),
+            dependencies: [
+                "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport", "VCard",
+            ]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel"]),
         .testTarget(name: "StatusServerTests", dependencies: ["StatusServer", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.

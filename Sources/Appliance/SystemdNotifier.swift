@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// sd_notify(3) without libsystemd: one datagram per message to `$NOTIFY_SOCKET`. Readiness (`Type=notify`),

@@ -51,21 +51,52 @@ status_json() {
 	wget -q -O - http://127.0.0.1:8080/api/status
 }
 
-# wait_status PATTERN SECONDS: until /api/status matches the grep pattern.
-wait_status() {
-	i=0
-	while [ "$i" -lt $(($2 * 5)) ]; do
-		status_json 2>/dev/null | grep -q "$1" && return 0
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
+# status_has PATTERN: /api/status (saved in /tmp/status.json) matches the grep pattern.
+status_has() {
+	status_json >/tmp/status.json 2>/dev/null
+	grep -q "$1" /tmp/status.json
 }
 
-# idle SECONDS: the idle look within SECONDS: power steady on, sync and error dark.
+# wait_status PATTERN SECONDS: until /api/status matches the grep pattern.
+wait_status() {
+	within "$2" status_has "$1"
+}
+
+# within SECONDS CMD...: runs CMD until it succeeds; fails once SECONDS have passed.
+within() {
+	_deadline=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+# The idle look now: power steady on, sync and error dark, for a whole second.
+idle_now() {
+	[ "$(level "$POWER")$(level "$SYNC")$(level "$ERROR")" = 100 ] &&
+		[ "$(count_edges "$POWER" 1)" -eq 0 ] && [ "$(level "$SYNC")$(level "$ERROR")" = 00 ]
+}
+
+# idle SECONDS: the idle look within SECONDS.
 idle() {
-	wait_level "$POWER" 1 "$1" && wait_level "$SYNC" 0 "$1" && wait_level "$ERROR" 0 "$1" &&
-		[ "$(count_edges "$POWER" 1)" -eq 0 ] && [ "$(level "$SYNC")" -eq 0 ] && [ "$(level "$ERROR")" -eq 0 ]
+	within "$1" idle_now
+}
+
+# All three LEDs dark at the same moment.
+dark_now() {
+	[ "$(level "$POWER")$(level "$SYNC")$(level "$ERROR")" = 000 ]
+}
+
+# blinking LED: the LED changed at least once in half a second.
+blinking() {
+	[ "$(count_edges "$1" 0.5)" -gt 0 ]
+}
+
+# The LED lines read high (their pull-up) until the daemon takes them as outputs: wait until it drives them (the
+# power LED blinks while it starts; the sync LED reads 0) before judging anything.
+daemon_drives_leds() {
+	within 20 sh -c '[ "$(level '"$SYNC"')" = 0 ] || [ "$(count_edges '"$POWER"' 0.5)" -gt 0 ]'
 }
 
 # short_press: a press of a quarter second, as a finger does it.

@@ -3,12 +3,13 @@
 write_config /var/lib/nas
 contactbox import --db /var/lib/contactbox/contacts.sqlite /opt/vm/contacts.vcf >/dev/null 2>&1
 start_daemon
+check "the daemon drives the LEDs" daemon_drives_leds
 check "the start-up sync sends the contacts, then idle" idle 60
 synced=$(vcf_count /var/lib/nas)
 check "the folder holds the contacts" test "$synced" -gt 10
 rm -f /var/lib/nas/*.vcf
 short_press
-check "deletions held: the error LED flashes" wait_level "$ERROR" 1 20
+check "deletions held: the error LED flashes" within 20 blinking "$ERROR"
 check "the status says deletions are held" wait_status '"attention":"deletions_held"' 5
 check "no contact was deleted from the store" wait_status '"contacts":'"$synced" 2
 press "$BUTTON"

@@ -28,8 +28,9 @@ bin=$(dirname "$CONTACTBOX_BIN")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# 400 contacts: enough that a sync in the emulated VM lasts long enough to watch the sync LED blink.
+# 400 contacts for the ordinary scenarios; 3,000 for a sync long enough to be stopped in the middle.
 python3 Deploy/bench/gen_contacts.py 400 "$work/contacts.vcf" >/dev/null
+python3 Deploy/bench/gen_contacts.py 3000 "$work/many-contacts.vcf" >/dev/null
 
 scenarios=("$@")
 if [[ ${#scenarios[@]} -eq 0 ]]; then
@@ -48,6 +49,7 @@ for scenario in "${scenarios[@]}"; do
         --add "Board:/usr/share/contactbox/boards" \
         --add "Tests/hardware/daemon.sh:/opt/vm/daemon.sh" \
         --add "$work/contacts.vcf:/opt/vm/contacts.vcf" \
+        --add "$work/many-contacts.vcf:/opt/vm/many-contacts.vcf" \
         "$scenario" | tee "$out" || true
     verdict=$(tail -n 1 "$out")
     if [[ $verdict =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then

@@ -2,7 +2,7 @@
 . /opt/vm/daemon.sh
 write_config /var/lib/nas
 start_daemon
-check "power LED lights within 2 s of start" wait_level "$POWER" 1 2
+check "the daemon drives the LEDs" daemon_drives_leds
 check "the LEDs settle on the idle look" idle 20
 check "the status page says idle" wait_status '"state":"idle"' 5
 check "the start-up sync created the folder" test -d /var/lib/nas

@@ -3,12 +3,13 @@
 write_config /var/lib/nas
 # An empty store at start; the contacts are imported while the daemon runs, and wait for the button.
 start_daemon
+check "the daemon drives the LEDs" daemon_drives_leds
 check "idle after start" idle 20
 check "nothing synced yet" test "$(vcf_count /var/lib/nas)" -eq 0
 contactbox import --db /var/lib/contactbox/contacts.sqlite /opt/vm/contacts.vcf >/dev/null 2>&1
 expected=$(contactbox list --db /var/lib/contactbox/contacts.sqlite | wc -l)
 short_press
-check "the press starts a sync: sync LED on" wait_level "$SYNC" 1 3
+check "the press starts a sync: the sync LED blinks" within 3 blinking "$SYNC"
 edges=$(count_edges "$SYNC" 1)
 echo "sync LED: $edges changes in 1 s while syncing"
 check "the sync LED blinks while syncing" test "$edges" -ge 2

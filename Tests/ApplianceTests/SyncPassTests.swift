@@ -1,0 +1,217 @@
+import Config
+import ContactStore
+import Glibc
+import Logging
+import Sync
+import Synchronization
+import TestSupport
+import Testing
+import VCard
+
+@testable import Appliance
+
+/// A store with `count` contacts and a configuration with one folder remote, in a fresh temporary directory.
+final class PassFixture {
+    let directory: TemporaryDirectory
+    let store: ContactStore
+    let board = StatusBoard(version: "test", build: "test")
+    var configuration: Configuration
+    var online = true
+
+    init(contacts count: Int, folderExists: Bool = true) throws {
+        directory = try TemporaryDirectory()
+        store = try ContactStore(path: directory.file("contacts.sqlite"))
+        var cards: [Card] = []
+        for index in 0..<count {
+            let text = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:uid-\(index)\r\nFN:Person \(index)\r\nEND:VCARD\r\n"
+            var reader = CardReader(text: text)
+            if case .success(let parsed) = reader.next() { cards.append(parsed.card) }
+        }
+        for start in stride(from: 0, to: cards.count, by: ContactStore.chunkLimit) {
+            _ = try store.importChunk(Array(cards[start..<min(start + ContactStore.chunkLimit, cards.count)]))
+        }
+        let folder = directory.file("nas")
+        if folderExists { mkdir(folder, 0o700) }
+        configuration = Configuration(
+            storePath: directory.file("contacts.sqlite"),
+            remotes: [RemoteConfiguration(name: "nas", kind: .vdir(folder: folder, createFolder: false))])
+    }
+
+    var folder: String { directory.file("nas") }
+
+    func makePass() -> SyncPass {
+        let online = online
+        return SyncPass(
+            store: store, board: board, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            userAgent: "test", isOnline: { online })
+    }
+
+    func run(_ request: SyncRequest = SyncRequest(.button)) -> SyncPass.Result {
+        makePass().run(request, configuration: configuration) { false }
+    }
+
+    func files() -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".vcf") { names.append(name) }
+        }
+        return names
+    }
+
+    func emptyFolder() {
+        for name in files() { unlink(folder + "/" + name) }
+    }
+}
+
+@Suite("A sync pass and the appliance's state")
+struct SyncPassTests {
+    @Test("a pass sends the store to the folder, ends idle, and the board counts it")
+    func success() throws {
+        let fixture = try PassFixture(contacts: 150)
+        let result = fixture.run()
+        #expect(result == SyncPass.Result(state: .idle, schedule: .done))
+        #expect(fixture.files().count == 150)
+        let snapshot = fixture.board.snapshot()
+        #expect(snapshot.contacts == 150)
+        #expect(snapshot.remotes.map(\.name) == ["nas"])
+        #expect(snapshot.remotes.first?.lastResult == "ok")
+        #expect(snapshot.remotes.first?.uploaded == 150)
+        #expect(snapshot.counters.syncRuns["ok"] == 1)
+        #expect(snapshot.lastSync != nil)
+    }
+
+    @Test("a folder that is gone needs attention (unreachable), names the folder, and is retried")
+    func missingFolder() throws {
+        let fixture = try PassFixture(contacts: 3, folderExists: false)
+        let result = fixture.run()
+        guard case .needsAttention(.unreachable, let reason) = result.state else {
+            Issue.record("expected unreachable, got \(result.state)")
+            return
+        }
+        #expect(reason.contains(fixture.folder))
+        #expect(result.schedule == .retryLater)
+        #expect(fixture.board.snapshot().remotes.first?.lastResult == "failed")
+    }
+
+    @Test("a folder emptied behind the store's back holds the deletions until confirmed")
+    func heldDeletions() throws {
+        let fixture = try PassFixture(contacts: 40)
+        _ = fixture.run()
+        fixture.emptyFolder()
+        let held = fixture.run()
+        guard case .needsAttention(.deletionsHeld, _) = held.state else {
+            Issue.record("expected held deletions, got \(held.state)")
+            return
+        }
+        #expect(try fixture.store.count() == 40)
+        let confirmed = fixture.run(SyncRequest(.longPress, confirmDeletions: true))
+        #expect(confirmed.state == .idle)
+        #expect(try fixture.store.count() == 0)
+        #expect(fixture.board.snapshot().contacts == 0)
+    }
+
+    @Test("a password file that is missing needs attention for the login, and says which file")
+    func missingPassword() throws {
+        let fixture = try PassFixture(contacts: 1)
+        let passwordFile = fixture.directory.file("nope.password")
+        fixture.configuration.remotes = [
+            RemoteConfiguration(
+                name: "icloud",
+                kind: .carddav(
+                    url: "https://127.0.0.1:9/", username: "someone", password: .file(passwordFile),
+                    authScheme: .basic, caFile: nil, caPath: nil, concurrency: 1))
+        ]
+        let result = fixture.run()
+        guard case .needsAttention(.login, let reason) = result.state else {
+            Issue.record("expected a login problem, got \(result.state)")
+            return
+        }
+        #expect(reason.contains(passwordFile))
+    }
+
+    @Test("a stop asked for between chunks ends the pass early and the next one finishes the work")
+    func stopBetweenChunks() throws {
+        let fixture = try PassFixture(contacts: 350)
+        // Asked first before the remote, then after the listing and after each chunk: stop after one chunk.
+        let asked = Mutex(0)
+        let result = fixture.makePass().run(SyncRequest(.button), configuration: fixture.configuration) {
+            asked.withLock {
+                $0 += 1
+                return $0 > 3
+            }
+        }
+        #expect(result.state == .idle)
+        #expect(fixture.board.snapshot().remotes.first?.lastResult == "interrupted")
+        #expect((1..<350).contains(fixture.files().count))
+        _ = fixture.run()
+        #expect(fixture.files().count == 350)
+    }
+
+    @Test("the history of earlier runs is on the board before the first pass")
+    func history() throws {
+        let fixture = try PassFixture(contacts: 5)
+        _ = fixture.run()
+        let later = StatusBoard(version: "test", build: "test")
+        let pass = SyncPass(
+            store: fixture.store, board: later, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            userAgent: "test", isOnline: { true })
+        try pass.loadHistory(fixture.configuration)
+        #expect(later.snapshot().remotes.first?.lastResult == "ok")
+        #expect(later.snapshot().remotes.first?.uploaded == 5)
+        #expect(later.snapshot().contacts == 5)
+    }
+}
+
+@Suite("The sync worker")
+struct SyncWorkerTests {
+    @Test("requests made while the worker is busy merge into one pass")
+    func coalescing() throws {
+        let fixture = try PassFixture(contacts: 10)
+        let wake = try WakeUp()
+        let worker = try SyncWorker(configuration: fixture.configuration, mainLoop: wake)
+        // Five requests before the thread runs: one pass with every reason.
+        for trigger in [SyncTrigger.button, .button, .statusPage, .interval, .button] {
+            worker.request(SyncRequest(trigger))
+        }
+        let storePath = fixture.directory.file("contacts.sqlite")
+        let board = fixture.board
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) {
+            SyncPass(
+                store: try ContactStore(path: storePath), board: board,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, userAgent: "test",
+                isOnline: { true })
+        }
+        var events: [SyncWorker.Event] = []
+        for _ in 0..<500 where !events.contains(where: { if case .passFinished = $0 { true } else { false } }) {
+            wake.wait(milliseconds: 20)
+            events += worker.takeEvents()
+        }
+        #expect(worker.stop(waitingAtMost: 2_000))
+        events += worker.takeEvents()
+        let started = events.compactMap { if case .passStarted(let request) = $0 { request } else { nil } }
+        #expect(started.count == 1)
+        #expect(started.first?.triggers == [.button, .statusPage, .interval])
+        #expect(events.last == .passFinished(SyncPass.Result(state: .idle, schedule: .done)))
+        #expect(fixture.files().count == 10)
+    }
+
+    @Test("a store that cannot be opened is reported, not a crash")
+    func storeFails() throws {
+        let fixture = try PassFixture(contacts: 0)
+        let wake = try WakeUp()
+        let worker = try SyncWorker(configuration: fixture.configuration, mainLoop: wake)
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) {
+            throw ApplianceError("disk on fire")
+        }
+        var events: [SyncWorker.Event] = []
+        for _ in 0..<200 where events.isEmpty {
+            wake.wait(milliseconds: 20)
+            events += worker.takeEvents()
+        }
+        #expect(events == [.storeFailed("disk on fire")])
+        #expect(worker.stop(waitingAtMost: 1_000))
+    }
+}

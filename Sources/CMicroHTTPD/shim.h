@@ -4,3 +4,21 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/// Starts a daemon on `listen_fd`, a socket the caller has bound and put in listening state, so that a failure to
+/// bind comes back as an errno the caller can explain (MHD_start_daemon only answers NULL).
+/// > MHD_OPTION_LISTEN_SOCKET: Pass a listen socket for MHD to use (systemd-style). If this option is used, MHD
+/// > will not open its own listen socket(s).
+/// A limit of 0 for `per_ip_limit` means none, as in MHD.
+static inline struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_socket listen_fd,
+                                                   MHD_AccessHandlerCallback handler, void *handler_context,
+                                                   unsigned int connection_limit, unsigned int per_ip_limit,
+                                                   unsigned int timeout_seconds, size_t memory_limit) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_END);
+}

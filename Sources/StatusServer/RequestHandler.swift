@@ -1,0 +1,127 @@
+import CMicroHTTPD
+import Glibc
+import Logging
+
+/// Answers requests. libmicrohttpd calls it on its one internal polling thread; it holds only constants and
+/// `@Sendable` closures, so nothing here needs a lock.
+final class RequestHandler: Sendable {
+    /// Request bodies are never used (`POST /api/sync` needs none), so anything over this is refused.
+    static let maxBodyBytes = 1024
+
+    private let snapshot: @Sendable () -> StatusSnapshot
+    private let syncNow: @Sendable () -> Void
+    private let logger: Logger
+    /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
+    private let password: [UInt8]?
+
+    init(
+        password: String?, snapshot: @escaping @Sendable () -> StatusSnapshot,
+        syncNow: @escaping @Sendable () -> Void, logger: Logger
+    ) {
+        self.password = password.map { Array($0.utf8) }
+        self.snapshot = snapshot
+        self.syncNow = syncNow
+        self.logger = logger
+    }
+
+    /// One call of MHD's access handler. From the libmicrohttpd manual (`MHD_AccessHandlerCallback`):
+    /// > For each HTTP request this callback is called several times:
+    /// > * after request headers are fully received and decoded,
+    /// > * for each received part of request body (optional, if request has body),
+    /// > * when request is fully received.
+    /// > If response is provided before request is fully received, the rest of the request is discarded and
+    /// > connection is automatically closed after sending response. [...] The response cannot be queued when this
+    /// > callback is called to process the client upload data.
+    ///
+    /// The state of a request lives in `*con_cls` itself, so a request allocates nothing of ours and needs no
+    /// completion callback: nil before the first call, then 1 + the number of body bytes seen (at most 1 KiB).
+    func handle(
+        _ connection: OpaquePointer, path: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        uploadSize: UnsafeMutablePointer<Int>, requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let state = requestState.pointee else {
+            // Headers only. A body announced as too large is refused now, before a byte of it is read; answering
+            // early also makes MHD close the connection instead of reading the rest.
+            if let length = header(connection, "Content-Length"), (Int(length) ?? Int.max) > Self.maxBodyBytes {
+                return respond(connection, method: method, path: path, .contentTooLarge)
+            }
+            requestState.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+            return .YES
+        }
+        if uploadSize.pointee > 0 {
+            // A chunked body has no length up front; past the limit we close the connection (MHD_NO), as the
+            // response cannot be queued while body data is being delivered.
+            let seen = Int(bitPattern: state) - 1 + uploadSize.pointee
+            uploadSize.pointee = 0
+            guard seen <= Self.maxBodyBytes else { return .NO }
+            requestState.pointee = UnsafeMutableRawPointer(bitPattern: 1 + seen)
+            return .YES
+        }
+        return respond(connection, method: method, path: path, answer(connection, method: method, path: path))
+    }
+
+    /// What to answer a fully received request.
+    private func answer(
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>
+    ) -> Response {
+        if let password, !isAuthorized(connection, password: password) { return .unauthorized }
+        let isRead = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
+        if strcmp(path, "/api/sync") == 0 {
+            guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
+            let sameOrigin = RequestGuard.isSameOrigin(
+                origin: header(connection, "Origin"), host: header(connection, "Host"),
+                fetchSite: header(connection, "Sec-Fetch-Site"))
+            guard sameOrigin else { return .forbidden }
+            syncNow()
+            return .syncRequested
+        }
+        let page: Response
+        if strcmp(path, "/") == 0 {
+            page = .page
+        } else if strcmp(path, "/api/status") == 0 {
+            page = .json
+        } else if strcmp(path, "/metrics") == 0 {
+            page = .metrics
+        } else {
+            return .notFound
+        }
+        // MHD answers HEAD itself from the GET response:
+        // > If response object is used to answer HEAD request then the body of the response is not used, while all
+        // > headers (including automatic headers) are used.
+        return isRead ? page : .methodNotAllowed(allow: "GET, HEAD")
+    }
+
+    /// HTTP Basic authentication (RFC 7617) with any user name: the box has one password, and asking people to
+    /// remember a user name as well would only add a way to get it wrong.
+    private func isAuthorized(_ connection: OpaquePointer, password expected: [UInt8]) -> Bool {
+        var given: UnsafeMutablePointer<CChar>?
+        // > @return NULL if no username could be found, a pointer to the username if found, free using MHD_free().
+        guard let user = MHD_basic_auth_get_username_password(connection, &given) else { return false }
+        MHD_free(user)
+        guard let given else { return false }
+        defer {
+            // Do not leave the password in freed heap memory.
+            memset(given, 0, strlen(given))
+            MHD_free(given)
+        }
+        let bytes = UnsafeRawPointer(given).assumingMemoryBound(to: UInt8.self)
+        return RequestGuard.constantTimeEqual(UnsafeBufferPointer(start: bytes, count: strlen(given)), expected)
+    }
+
+    /// A request header, by its case-insensitive name.
+    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    private func respond(
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>, _ response: Response
+    ) -> MHD_Result {
+        logger.debug(
+            "Status request",
+            metadata: [
+                "http.method": "\(String(cString: method))", "http.path": "\(String(cString: path))",
+                "http.status": "\(response.status)",
+            ])
+        return response.queue(on: connection, snapshot: snapshot)
+    }
+}

@@ -1,0 +1,110 @@
+import CMicroHTTPD
+import Glibc
+
+/// Every answer the status server gives, and how each becomes an MHD response.
+enum Response {
+    case page
+    case json
+    case metrics
+    case syncRequested
+    case unauthorized
+    case forbidden
+    case notFound
+    case methodNotAllowed(allow: String)
+    case contentTooLarge
+
+    /// The realm people see in the browser's password prompt.
+    static let realm = "ContactBox"
+
+    /// The page needs its own inline style and script, `fetch()` to this host and nothing else; `data:` images
+    /// only for the empty favicon that stops browsers asking for `/favicon.ico`. No framing (clickjacking of the
+    /// "Sync now" button), no referrer (the box's address is nobody's business).
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; "
+        + "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    var status: UInt32 {
+        switch self {
+        case .page, .json, .metrics: UInt32(MHD_HTTP_OK)
+        case .syncRequested: UInt32(MHD_HTTP_ACCEPTED)
+        case .unauthorized: UInt32(MHD_HTTP_UNAUTHORIZED)
+        case .forbidden: UInt32(MHD_HTTP_FORBIDDEN)
+        case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
+        case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
+        case .contentTooLarge: UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
+        }
+    }
+
+    /// Builds the body (taking one snapshot for the three views of it), queues it, and lets go of our reference:
+    /// > MHD_destroy_response: Destroy a response object and associated resources. Note that libmicrohttpd may
+    /// > keep some of the resources around if the response is still in the queue for some clients.
+    func queue(on connection: OpaquePointer, snapshot: () -> StatusSnapshot) -> MHD_Result {
+        var body: ByteWriter
+        let contentType: String
+        switch self {
+        case .page:
+            let snapshot = snapshot()
+            body = ByteWriter(capacity: StatusPage.style.utf8.count + StatusPage.script.utf8.count + 4096)
+            StatusPage.render(snapshot, now: Int64(time(nil)), into: &body)
+            contentType = StatusPage.contentType
+        case .json:
+            let snapshot = snapshot()
+            body = ByteWriter(capacity: 1024 + 256 * snapshot.remotes.count + 128 * snapshot.events.count)
+            StatusJSON.render(snapshot, into: &body)
+            contentType = "application/json"
+        case .metrics:
+            let snapshot = snapshot()
+            body = ByteWriter(capacity: 4096 + 256 * snapshot.remotes.count)
+            StatusMetrics.render(snapshot, into: &body)
+            contentType = StatusMetrics.contentType
+        case .syncRequested:
+            body = ByteWriter(capacity: 32)
+            body.raw("{\"requested\":true}\n")
+            contentType = "application/json"
+        case .unauthorized, .forbidden, .notFound, .methodNotAllowed, .contentTooLarge:
+            body = ByteWriter(capacity: 64)
+            body.raw(errorText)
+            contentType = "text/plain; charset=utf-8"
+        }
+        // > MHD_RESPMEM_MUST_COPY: Buffer is in transient memory, but not on the heap (for example, on the stack or
+        // > non-`malloc()` allocated) and only valid during the call to #MHD_create_response_from_buffer. MHD must
+        // > make its own private copy of the data for processing.
+        // So MHD never writes through the pointer, and our array can go when this function returns.
+        let created = body.bytes.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response = created else { return .NO }
+        defer { MHD_destroy_response(response) }
+
+        var added = MHD_add_response_header(response, "Content-Type", contentType) == .YES
+        // The page, the JSON and the metrics change every second; a cached copy would only mislead.
+        added = added && MHD_add_response_header(response, "Cache-Control", "no-store") == .YES
+        added = added && MHD_add_response_header(response, "X-Content-Type-Options", "nosniff") == .YES
+        added = added && MHD_add_response_header(response, "Referrer-Policy", "no-referrer") == .YES
+        added = added && MHD_add_response_header(response, "X-Frame-Options", "DENY") == .YES
+        added =
+            added && MHD_add_response_header(response, "Content-Security-Policy", Self.contentSecurityPolicy) == .YES
+        if case .methodNotAllowed(let allow) = self {
+            added = added && MHD_add_response_header(response, "Allow", allow) == .YES
+        }
+        // Out of memory in MHD: closing the connection is all that is left.
+        guard added else { return .NO }
+        if case .unauthorized = self {
+            // Adds `WWW-Authenticate: Basic realm="ContactBox"` and queues with 401.
+            return MHD_queue_basic_auth_fail_response(connection, Self.realm, response)
+        }
+        return MHD_queue_response(connection, status, response)
+    }
+
+    private var errorText: String {
+        switch self {
+        case .unauthorized: "This ContactBox asks for its status page password.\n"
+        case .forbidden: "Refused: the request came from another web site. Use the button on the status page.\n"
+        case .notFound: "Not found. The status page is at /, its data at /api/status and /metrics.\n"
+        case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"
+        case .contentTooLarge: "Request body too large.\n"
+        case .page, .json, .metrics, .syncRequested: ""
+        }
+    }
+}

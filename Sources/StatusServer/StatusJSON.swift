@@ -1,0 +1,101 @@
+/// `GET /api/status`: the snapshot as JSON, written by hand (this project never loads Foundation).
+///
+/// The keys are an interface: the page's script, the `contactbox status` command and people's own scripts read
+/// them, so they stay snake_case and stable, and an absent value is `null` rather than a missing key.
+///
+/// ```
+/// {"state":"idle","summary":"Idle","attention":null,"advice":null,
+///  "leds":[{"name":"power","lit":true,"pattern":"steady"}, ...],
+///  "last_sync":1700000000,"next_sync":1700000900,"started_at":1699990000,"contacts":812,
+///  "remotes":[{"name":"icloud","kind":"carddav","last_result":"ok","last_sync":1700000000,"uploaded":0,
+///              "downloaded":2,"updated":1,"deleted":0,"conflicts":0,"errors":0,"message":null}],
+///  "events":[{"time":1700000000,"level":"info","message":"Sync finished"}],
+///  "version":"1.0.0","build":"abc1234"}
+/// ```
+enum StatusJSON {
+    /// Every key at the top level, in the order written: the tests check each is present.
+    static let topLevelKeys = [
+        "state", "summary", "attention", "advice", "leds", "last_sync", "next_sync", "started_at", "contacts",
+        "remotes", "events", "version", "build",
+    ]
+
+    static func render(_ snapshot: StatusSnapshot, into writer: inout ByteWriter) {
+        writer.raw("{\"state\":")
+        writer.jsonString(snapshot.state)
+        writer.raw(",\"summary\":")
+        writer.jsonString(snapshot.summary)
+        writer.raw(",\"attention\":")
+        writer.jsonString(snapshot.attention)
+        writer.raw(",\"advice\":")
+        writer.jsonString(snapshot.advice)
+
+        writer.raw(",\"leds\":[")
+        for (index, led) in snapshot.leds.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.raw("{\"name\":")
+            writer.jsonString(led.name)
+            writer.raw(led.lit ? ",\"lit\":true,\"pattern\":" : ",\"lit\":false,\"pattern\":")
+            writer.jsonString(led.pattern)
+            writer.raw("}")
+        }
+
+        writer.raw("],\"last_sync\":")
+        writer.jsonNumber(snapshot.lastSync)
+        writer.raw(",\"next_sync\":")
+        writer.jsonNumber(snapshot.nextSync)
+        writer.raw(",\"started_at\":")
+        writer.decimal(snapshot.startedAt)
+        writer.raw(",\"contacts\":")
+        writer.decimal(snapshot.contacts)
+
+        writer.raw(",\"remotes\":[")
+        for (index, remote) in snapshot.remotes.enumerated() {
+            if index > 0 { writer.raw(",") }
+            render(remote, into: &writer)
+        }
+
+        writer.raw("],\"events\":[")
+        for (index, event) in snapshot.events.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.raw("{\"time\":")
+            writer.decimal(event.time)
+            writer.raw(",\"level\":")
+            writer.jsonString(event.level)
+            writer.raw(",\"message\":")
+            writer.jsonString(event.message)
+            writer.raw("}")
+        }
+
+        writer.raw("],\"version\":")
+        writer.jsonString(snapshot.version)
+        writer.raw(",\"build\":")
+        writer.jsonString(snapshot.build)
+        writer.raw("}\n")
+    }
+
+    private static func render(_ remote: StatusSnapshot.Remote, into writer: inout ByteWriter) {
+        writer.raw("{\"name\":")
+        writer.jsonString(remote.name)
+        writer.raw(",\"kind\":")
+        writer.jsonString(remote.kind)
+        writer.raw(",\"last_result\":")
+        writer.jsonString(remote.lastResult)
+        writer.raw(",\"last_sync\":")
+        writer.jsonNumber(remote.lastSync)
+        writer.raw(",\"uploaded\":")
+        writer.decimal(remote.uploaded)
+        writer.raw(",\"downloaded\":")
+        writer.decimal(remote.downloaded)
+        writer.raw(",\"updated\":")
+        writer.decimal(remote.updated)
+        writer.raw(",\"deleted\":")
+        writer.decimal(remote.deleted)
+        writer.raw(",\"conflicts\":")
+        writer.decimal(remote.conflicts)
+        writer.raw(",\"errors\":")
+        writer.decimal(remote.errors)
+        writer.raw(",\"message\":")
+        writer.jsonString(remote.message)
+        writer.raw("}")
+    }
+}

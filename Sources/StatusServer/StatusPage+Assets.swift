@@ -1,0 +1,211 @@
+/// The page's inline style and script. Inline because the page must work from the box alone (no network, no CDN)
+/// in one request, and the Content-Security-Policy allows inline code but nothing from elsewhere. The script only
+/// ever sets `textContent` and attributes, never `innerHTML`, so text from the JSON cannot become markup.
+extension StatusPage {
+    static let style = """
+        :root{color-scheme:light dark;--bg:#f5f6f8;--card:#fff;--text:#1d2127;--muted:#616a75;--line:#e2e5e9;\
+        --accent:#2563eb;--ok:#15803d;--warn:#b45309;--bad:#c0262d;--power:#22c55e;--sync:#3b82f6;--error:#ef4444}
+        @media (prefers-color-scheme:dark){:root{--bg:#101317;--card:#181d23;--text:#e5e8ec;--muted:#98a1ac;\
+        --line:#2a3139;--accent:#4f8ff7;--ok:#4ade80;--warn:#fbbf24;--bad:#f87171}}
+        *{box-sizing:border-box}
+        [hidden]{display:none!important}
+        body{margin:0;background:var(--bg);color:var(--text);-webkit-text-size-adjust:100%;\
+        font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
+        main{max-width:40rem;margin:0 auto;padding:1.25rem 1rem}
+        .brand{margin:0;color:var(--muted);font-size:.8rem;font-weight:600;letter-spacing:.12em;\
+        text-transform:uppercase}
+        .state{margin:.15rem 0 .25rem;font-size:2.5rem;line-height:1.1;font-weight:700}
+        .state-idle{color:var(--ok)}.state-syncing{color:var(--accent)}.state-offline{color:var(--warn)}
+        .state-attention{color:var(--bad)}
+        #summary{margin:0 0 1rem;font-size:1.1rem}
+        .advice{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--bad);border-radius:.5rem;\
+        background:var(--card)}
+        section{margin:0 0 1rem;padding:1rem;border:1px solid var(--line);border-radius:.75rem;background:var(--card)}
+        h2{margin:0 0 .5rem;color:var(--muted);font-size:.95rem;font-weight:600}
+        .leds{display:grid;grid-template-columns:repeat(3,1fr);gap:.5rem;margin:0;padding:0;list-style:none}
+        .led{display:grid;grid-template-columns:auto 1fr;align-items:center;column-gap:.55rem}
+        .led-power{--c:var(--power)}.led-sync{--c:var(--sync)}.led-error{--c:var(--error)}
+        .dot{grid-row:span 2;width:1.15rem;height:1.15rem;border:2px solid var(--c);border-radius:50%;opacity:.4}
+        .led.lit .dot{background:var(--c);opacity:1;box-shadow:0 0 .65rem var(--c)}
+        .led-name{font-weight:600;text-transform:capitalize;line-height:1.2}
+        .pattern{color:var(--muted);font-size:.8rem;line-height:1.2}
+        .facts{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem;margin:0 0 1rem}
+        dt{color:var(--muted)}dd{margin:0}
+        button{min-height:44px;padding:.65rem 1.4rem;border:0;border-radius:.6rem;background:var(--accent);color:#fff;\
+        font:inherit;font-weight:600;cursor:pointer}
+        button:disabled{opacity:.6}
+        #sync-result{margin-left:.75rem;color:var(--muted)}
+        #remotes,#events{margin:0;padding:0;list-style:none}
+        .remote{padding:.65rem 0;border-top:1px solid var(--line)}.remote:first-child{padding-top:0;border-top:0}
+        .remote-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
+        .remote-name{font-weight:600;overflow-wrap:anywhere}
+        .kind{color:var(--muted);font-size:.85rem}
+        .result{margin-left:auto;padding:0 .55rem;border-radius:1rem;background:var(--line);font-size:.85rem;\
+        font-weight:600}
+        .result-ok .result{color:var(--ok)}.result-failed .result,.result-deletions_held .result{color:var(--bad)}
+        .result-interrupted .result{color:var(--warn)}
+        .counts,.remote-when{margin:.2rem 0 0;color:var(--muted);font-size:.9rem}
+        .remote .message{margin:.2rem 0 0;font-size:.9rem;overflow-wrap:anywhere}
+        .event{display:flex;gap:.75rem;padding:.3rem 0;border-top:1px solid var(--line);font-size:.92rem}
+        .event:first-child{border-top:0}
+        .event time{color:var(--muted);white-space:nowrap;font-variant-numeric:tabular-nums}
+        .event .message{overflow-wrap:anywhere}
+        .level-warning .message{color:var(--warn)}.level-error .message{color:var(--bad)}
+        .empty{color:var(--muted)}
+        footer{padding:.25rem 0 2rem;color:var(--muted);font-size:.85rem;text-align:center}
+        footer p{margin:.2rem 0}
+        #live.stale{color:var(--bad)}
+        """
+
+    static let script = """
+        "use strict";
+        (function () {
+          var STATES = {starting: "Starting", idle: "Idle", syncing: "Syncing", offline: "Offline",
+            attention: "Needs attention", stopping: "Stopping"};
+          var RESULTS = {ok: "OK", failed: "Failed", deletions_held: "Deletions held", interrupted: "Interrupted",
+            never: "Not synced yet"};
+          var ATTENTION = {login: "Login refused.", unreachable: "Server unreachable.",
+            deletions_held: "Deletions held back.", storage: "Storage problem."};
+          var byId = function (id) { return document.getElementById(id); };
+          var label = function (table, key) {
+            return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : key;
+          };
+          var shown = "";
+
+          function element(tag, className, text) {
+            var node = document.createElement(tag);
+            if (className) node.className = className;
+            if (text !== undefined) node.textContent = text;
+            return node;
+          }
+          function relative(seconds, now) {
+            var difference = now - seconds, distance = Math.abs(difference), text;
+            if (distance < 45) return "just now";
+            if (distance < 5400) text = Math.round(distance / 60) + " min";
+            else if (distance < 129600) text = Math.round(distance / 3600) + " h";
+            else text = Math.round(distance / 86400) + " days";
+            return difference < 0 ? "in " + text : text + " ago";
+          }
+          function paintTime(node, now) {
+            var unix = node.getAttribute("data-unix");
+            if (!unix) {
+              node.textContent = node.getAttribute("data-empty");
+              node.removeAttribute("datetime");
+              return;
+            }
+            var date = new Date(Number(unix) * 1000);
+            node.setAttribute("datetime", date.toISOString());
+            node.title = date.toLocaleString();
+            var clock = date.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"});
+            var today = new Date(now * 1000);
+            var absolute = date.toDateString() === today.toDateString() ? clock :
+              date.toLocaleDateString([], {month: "short", day: "numeric",
+                year: date.getFullYear() === today.getFullYear() ? undefined : "numeric"}) + ", " + clock;
+            node.textContent = node.hasAttribute("data-short") ? absolute :
+              relative(Number(unix), now) + " (" + absolute + ")";
+          }
+          function paintTimes() {
+            var now = Date.now() / 1000;
+            document.querySelectorAll("time[data-unix]").forEach(function (node) { paintTime(node, now); });
+          }
+          function timeNode(unix, empty, short) {
+            var node = element("time");
+            if (short) node.setAttribute("data-short", "1");
+            node.setAttribute("data-empty", empty);
+            node.setAttribute("data-unix", unix === null ? "" : String(unix));
+            return node;
+          }
+          function remoteItem(remote) {
+            var item = element("li", "remote result-" + remote.last_result);
+            var head = element("div", "remote-head");
+            head.append(element("span", "remote-name", remote.name), " ", element("span", "kind", remote.kind), " ",
+              element("span", "result", label(RESULTS, remote.last_result)));
+            // The same words as the server writes: only what changed, "No changes" otherwise.
+            var counts = [[remote.uploaded, "sent", "sent"], [remote.downloaded, "received", "received"],
+              [remote.updated, "updated", "updated"], [remote.deleted, "deleted", "deleted"],
+              [remote.conflicts, "conflict", "conflicts"], [remote.errors, "error", "errors"]]
+              .filter(function (count) { return count[0] > 0; })
+              .map(function (count) { return count[0] + " " + (count[0] === 1 ? count[1] : count[2]); });
+            var when = element("p", "remote-when", "Last sync ");
+            when.append(timeNode(remote.last_sync, "never", false));
+            item.append(head, element("p", "counts", counts.length ? counts.join(" \\u00b7 ") : "No changes"), when);
+            if (remote.message !== null) item.append(element("p", "message", remote.message));
+            return item;
+          }
+          function eventItem(event) {
+            var item = element("li", "event level-" + event.level);
+            item.append(timeNode(event.time, "", true), " ", element("span", "message", event.message));
+            return item;
+          }
+          function fill(id, items, emptyText) {
+            var list = byId(id);
+            list.replaceChildren.apply(list, items.length ? items : [element("li", "empty", emptyText)]);
+          }
+          function render(s) {
+            var state = byId("state");
+            state.textContent = label(STATES, s.state);
+            state.className = "state state-" + s.state;
+            state.setAttribute("data-state", s.state);
+            document.title = state.textContent + " \\u00b7 ContactBox";
+            byId("summary").textContent = s.summary;
+            byId("advice").hidden = s.attention === null && s.advice === null;
+            byId("attention").textContent = s.attention === null ? "" : label(ATTENTION, s.attention);
+            byId("advice-text").textContent = s.advice === null ? "" : s.advice;
+            s.leds.forEach(function (led) {
+              var node = byId("led-" + led.name);
+              if (!node) return;
+              node.className = "led led-" + led.name + (led.lit ? " lit" : " unlit");
+              node.querySelector(".pattern").textContent = led.pattern;
+            });
+            byId("last-sync").setAttribute("data-unix", s.last_sync === null ? "" : String(s.last_sync));
+            byId("next-sync").setAttribute("data-unix", s.next_sync === null ? "" : String(s.next_sync));
+            byId("contacts").textContent = String(s.contacts);
+            var lists = JSON.stringify([s.remotes, s.events]);
+            if (lists !== shown) {
+              shown = lists;
+              fill("remotes", s.remotes.map(remoteItem), "No address books configured.");
+              fill("events", s.events.map(eventItem), "Nothing yet.");
+            }
+            var version = byId("version");
+            version.querySelector(".version").textContent = s.version;
+            version.querySelector(".build").textContent = s.build;
+          }
+          function refresh() {
+            var live = byId("live");
+            fetch("/api/status", {cache: "no-store"})
+              .then(function (response) {
+                if (!response.ok) throw new Error("HTTP " + response.status);
+                return response.json();
+              })
+              .then(function (s) {
+                render(s);
+                live.textContent = "Live: updated every second";
+                live.className = "";
+                document.documentElement.setAttribute("data-live", "1");
+              })
+              .catch(function () {
+                live.textContent = "Cannot reach the box; retrying";
+                live.className = "stale";
+              })
+              .then(function () {
+                paintTimes();
+                setTimeout(refresh, 1000);
+              });
+          }
+          byId("sync-form").addEventListener("submit", function (event) {
+            event.preventDefault();
+            var button = byId("sync-now"), result = byId("sync-result");
+            button.disabled = true;
+            fetch("/api/sync", {method: "POST"})
+              .then(function (response) {
+                result.textContent = response.status === 202 ? "Sync requested" :
+                  "Sync refused (HTTP " + response.status + ")";
+              })
+              .catch(function () { result.textContent = "Cannot reach the box"; })
+              .then(function () { setTimeout(function () { button.disabled = false; }, 2000); });
+          });
+          paintTimes();
+          refresh();
+        })();
+        """
+}

@@ -1,0 +1,75 @@
+extension StatusServer {
+    /// Where the status server listens and what it allows. The defaults suit a box on a home network: the page is
+    /// served to this machine only until the configuration opens it up with `host = "0.0.0.0"` and, ideally, a
+    /// password.
+    public struct Settings: Sendable, CustomStringConvertible {
+        /// An IPv4 or IPv6 address of this machine (`0.0.0.0` or `::` for every network), or `localhost`.
+        public var host: String
+        /// 0 picks a free port (tests use this); `StatusServer.port` says which.
+        public var port: UInt16
+        /// When set, every request needs it through HTTP Basic authentication, with any user name.
+        public var password: String?
+        /// Connections open at once; MHD closes any beyond this as soon as it accepts them.
+        public var maxConnections: Int
+        /// Connections open at once from one IP address, so that one misbehaving device cannot take them all;
+        /// nil for no such limit.
+        public var maxConnectionsPerClient: Int?
+        /// An idle connection is closed after this many seconds.
+        public var connectionTimeoutSeconds: Int
+
+        /// Memory MHD may use per connection for reading the request and writing the response headers. A request
+        /// to this server is a line and a few headers; anything larger is refused by MHD itself:
+        /// > MHD_OPTION_CONNECTION_MEMORY_LIMIT: Maximum memory size per connection (followed by a `size_t`).
+        /// 32 KiB leaves room for a browser's cookies and headers; MHD answers a larger request head with
+        /// 431 Request Header Fields Too Large.
+        static let connectionMemoryBytes = 32 * 1024
+
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 8080, password: String? = nil, maxConnections: Int = 16,
+            maxConnectionsPerClient: Int? = 8, connectionTimeoutSeconds: Int = 10
+        ) {
+            self.host = host
+            self.port = port
+            self.password = password
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerClient = maxConnectionsPerClient
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        }
+
+        /// Never the password itself: settings end up in logs.
+        public var description: String {
+            "host \(host), port \(port), password \(password == nil ? "none" : "set"), at most \(maxConnections) "
+                + "connections (\(maxConnectionsPerClient.map { "\($0)" } ?? "any number") per client), "
+                + "\(connectionTimeoutSeconds) s timeout"
+        }
+
+        func validate() throws(StatusServerError) {
+            let address = displayAddress(host, port)
+            func invalid(_ problem: String) -> StatusServerError {
+                StatusServerError(
+                    code: .invalidSettings, message: "Cannot show the status page on \(address): \(problem)")
+            }
+            guard (1...10_000).contains(maxConnections) else {
+                throw invalid("the connection limit must be between 1 and 10000, not \(maxConnections)")
+            }
+            if let perClient = maxConnectionsPerClient, !(1...maxConnections).contains(perClient) {
+                throw invalid(
+                    "the connection limit per client must be between 1 and the connection limit (\(maxConnections)), "
+                        + "not \(perClient)")
+            }
+            guard (1...3600).contains(connectionTimeoutSeconds) else {
+                throw invalid(
+                    "the connection timeout must be between 1 and 3600 seconds, not \(connectionTimeoutSeconds)")
+            }
+            if let password {
+                // An empty password would look protected and not be; a line break can never be typed at the prompt.
+                guard !password.isEmpty else {
+                    throw invalid("the password is empty; set one, or remove it to leave the page open")
+                }
+                guard !password.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                    throw invalid("the password contains a control character (a line break?); browsers cannot send it")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import CMicroHTTPD
+import Glibc
+import Logging
+import Synchronization
+
+/// The appliance's status page (`/`), its JSON (`/api/status`), its Prometheus metrics (`/metrics`) and the
+/// "Sync now" action (`POST /api/sync`), served by libmicrohttpd.
+///
+/// Listening starts in `init` and ends with `stop()` or when the server is released. MHD runs one internal thread
+/// with epoll (where there is epoll): a status page sees a few requests a second, and one thread answering each from
+/// a snapshot in microseconds serves thousands, where a thread per connection would cost a stack per visitor.
+///
+/// `snapshot` and `syncNow` run on that thread, one request at a time: keep them quick and non-blocking (take a
+/// lock, copy, signal), and never call `stop()` from them, as stopping waits for that thread to finish.
+public final class StatusServer: Sendable {
+    /// The bound port: `settings.port`, or the one the system picked when that was 0.
+    public let port: UInt16
+    /// "127.0.0.1:8080", as logged.
+    public let address: String
+
+    /// Kept alive here for MHD's callbacks, which reach it through an unretained pointer.
+    private let handler: RequestHandler
+    /// The MHD daemon until stopped. MHD's handle is safe to stop from any thread; the lock makes `stop()` run once.
+    private let daemon: Mutex<DaemonHandle?>
+
+    /// Starts listening on `settings.host` and `settings.port`.
+    public init(
+        settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
+        syncNow: @escaping @Sendable () -> Void, logger: Logger
+    ) throws(StatusServerError) {
+        try settings.validate()
+        let socket = try ListenSocket.open(host: settings.host, port: settings.port)
+        let handler = RequestHandler(password: settings.password, snapshot: snapshot, syncNow: syncNow, logger: logger)
+        // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
+        // so MHD never uses the pointer after the handler is gone.
+        let context = Unmanaged.passUnretained(handler).toOpaque()
+        // MHD_USE_AUTO: "If MHD_USE_INTERNAL_POLLING_THREAD is specified then epoll, poll() or select() will be used
+        // (listed in decreasing preference order, first function available on system will be used)." No
+        // MHD_USE_ERROR_LOG: MHD would write to stderr behind the logger's back.
+        let started = cmhd_start_daemon(
+            MHD_USE_AUTO_INTERNAL_THREAD.rawValue, socket.descriptor,
+            { context, connection, url, method, _, _, uploadSize, requestState in
+                guard let context, let connection, let url, let method, let uploadSize, let requestState else {
+                    return .NO
+                }
+                return Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().handle(
+                    connection, path: url, method: method, uploadSize: uploadSize, requestState: requestState)
+            },
+            context, UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
+            UInt32(settings.connectionTimeoutSeconds), Settings.connectionMemoryBytes)
+        guard let started else {
+            socket.closeAfterFailedStart()
+            throw StatusServerError(
+                code: .startFailed,
+                message: "Cannot show the status page on \(socket.address): libmicrohttpd could not start its "
+                    + "thread or event loop (out of memory, or of threads or file descriptors?)")
+        }
+        self.handler = handler
+        self.daemon = Mutex(DaemonHandle(pointer: started))
+        self.port = socket.port
+        self.address = socket.address
+        logger.info("Status page listening", metadata: ["status.address": "\(socket.address)"])
+    }
+
+    /// Stops listening, closes every connection and waits for MHD's thread to finish; the port is free when this
+    /// returns. Calling it again does nothing.
+    public func stop() {
+        guard let daemon = daemon.withLock({ $0.take() }) else { return }
+        // MHD owns the listen socket we gave it and closes it here; only a socket taken back with
+        // MHD_quiesce_daemon would be ours to close:
+        // > MHD_quiesce_daemon: Stop accepting connections from the listening socket. [...] Note that the caller is
+        // > responsible for closing the returned socket
+        MHD_stop_daemon(daemon.pointer)
+    }
+
+    deinit {
+        stop()
+    }
+}
+
+/// The `struct MHD_Daemon *`. Sendable so the server's lock can hold it: `stop()` takes it out exactly once, and
+/// MHD_stop_daemon may be called from any thread but MHD's own.
+private struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,125 @@
+import Glibc
+import Testing
+
+@testable import TestSupport
+
+private let chromiumPath = "/usr/bin/chromium"
+private let chromiumInstalled = access(chromiumPath, X_OK) == 0
+
+/// CI sets `CI=1` (or a developer `CONTACTBOX_REQUIRE_BROWSER=1`): then a missing browser fails the tests instead of
+/// quietly skipping the only check that the page's script and Content-Security-Policy work together.
+private let browserRequired = ["CI", "CONTACTBOX_REQUIRE_BROWSER"].contains { (name: String) in
+    getenv(name).map { String(cString: $0) == "1" } ?? false
+}
+
+/// Debian's headless Chromium, against the real server. Without Chromium (a developer's machine without the
+/// `chromium` package) these tests are disabled, unless CI asks for them.
+@Suite(
+    "The page in a real browser",
+    .enabled(if: chromiumInstalled || browserRequired, "Chromium is not installed at \(chromiumPath)"))
+struct BrowserTests {
+    @Test("Headless Chromium runs the page's script and shows the state, the LEDs and the escaped remote name")
+    func dom() throws {
+        try #require(chromiumInstalled, "Chromium is required (CI=1) but not installed at \(chromiumPath)")
+        let server = try makeServer()
+        let output = try runChromium(["--dump-dom", "http://127.0.0.1:\(server.port)/"])
+        let start = try #require(output.firstRange(of: "<html"), "no DOM in Chromium's output:\n\(output)")
+        let dom = String(output[start.lowerBound...])
+        // Set by the script after its first fetch of /api/status: the CSP let it run and connect.
+        #expect(dom.contains(#"data-live="1""#), "the page's script did not update the page")
+        #expect(dom.contains(#"id="state" class="state state-idle" data-state="idle">Idle</h1>"#))
+        #expect(dom.contains(#"id="led-power" class="led led-power lit""#))
+        #expect(dom.contains(#"id="led-sync" class="led led-sync unlit""#))
+        #expect(dom.contains(#"id="led-error" class="led led-error lit""#))
+        #expect(dom.contains(#"<span class="remote-name">icloud</span>"#))
+        #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"))
+        #expect(!dom.contains("<script>alert(1)"))
+        #expect(dom.contains(#"<dd id="contacts">812</dd>"#))
+        #expect(dom.contains("Live: updated every second"))
+    }
+
+    @Test("A phone-sized screenshot of the page is saved as an artefact")
+    func screenshot() throws {
+        try #require(chromiumInstalled, "Chromium is required (CI=1) but not installed at \(chromiumPath)")
+        // Times near now, so the artefact reads like a real box.
+        var snapshot = makeSnapshot(state: "attention")
+        let now = Int64(time(nil))
+        snapshot.lastSync = now - 720
+        snapshot.nextSync = now + 180
+        snapshot.remotes[0].lastSync = now - 720
+        snapshot.events[0].time = now - 60
+        snapshot.events[1].time = now - 3600
+        let server = try makeServer(snapshot: snapshot)
+        let folder = packageRoot() + "/.build/artefacts"
+        mkdir(packageRoot() + "/.build", 0o755)
+        mkdir(folder, 0o755)
+        let path = folder + "/status-page.png"
+        unlink(path)
+        _ = try runChromium([
+            "--screenshot=\(path)", "--window-size=412,915", "--hide-scrollbars",
+            "http://127.0.0.1:\(server.port)/",
+        ])
+        let png = readFile(path)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG: \(path)")
+        #expect(png.count > 10_000, "a screenshot of \(png.count) bytes is too small to show the page")
+        print("Status page screenshot: \(path)")
+    }
+
+    /// Runs headless Chromium with a throw-away profile; returns what it printed. Killed after 30 s.
+    private func runChromium(_ arguments: [String]) throws -> String {
+        let folder = try TemporaryDirectory()
+        var template = Array("/tmp/contactbox-chromium-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw HTTPTestFailure(description: "mkdtemp: errno \(errno)") }
+        let profile = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { removeTree(profile, log: folder.file("rm.log")) }
+        let log = folder.file("chromium.log")
+        let chromium = try ChildProcess(
+            path: chromiumPath,
+            arguments: [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                "--virtual-time-budget=3000", "--user-data-dir=\(profile)",
+            ] + arguments,
+            logPath: log)
+        var waited = 0
+        while chromium.isRunning, waited < 30_000 {
+            usleep(50_000)
+            waited += 50
+        }
+        let finished = !chromium.isRunning
+        chromium.terminate(grace: 2)
+        let output = String(decoding: readFile(log), as: UTF8.self)
+        guard finished else { throw HTTPTestFailure(description: "Chromium still running after 30 s:\n\(output)") }
+        return output
+    }
+
+    /// The profile is a tree of folders, more than `TemporaryDirectory` removes.
+    private func removeTree(_ path: String, log: String) {
+        guard path.hasPrefix("/tmp/contactbox-chromium-"),
+            let remover = try? ChildProcess(
+                path: "rm", arguments: ["-rf", path], logPath: log)
+        else { return }
+        while remover.isRunning { usleep(10_000) }
+    }
+
+    private func readFile(_ path: String) -> [UInt8] {
+        guard let file = fopen(path, "rb") else { return [] }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+    }
+
+    /// Three folders up from this file: Tests/StatusServerTests/BrowserTests.swift.
+    private func packageRoot() -> String {
+        var path = Substring(#filePath)
+        for _ in 0..<3 {
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            path = path[..<slash]
+        }
+        return String(path)
+    }
+}

@@ -1,0 +1,98 @@
+import Logging
+import StatusServer
+import Synchronization
+
+/// A remote name as hostile as a configuration file or a server could make it: quotes, a line break, markup.
+let hostileName = "Work \"Team\"\n<script>alert(1)</script> & co"
+
+/// A snapshot with something in every field: an idle box with two remotes, one of them failing.
+func makeSnapshot(state: String = "idle", remoteName: String = hostileName) -> StatusSnapshot {
+    var counters = StatusSnapshot.Counters()
+    counters.syncRuns = ["ok": 12, "failed": 1]
+    counters.uploaded = 7
+    counters.downloaded = 30
+    counters.updated = 4
+    counters.deleted = 2
+    counters.conflicts = 1
+    counters.itemErrors = 3
+    counters.buttonPresses = 5
+    counters.lastPassSeconds = 2.5
+    return StatusSnapshot(
+        state: state, summary: state == "attention" ? "icloud refused the password" : "Idle: 812 contacts in sync",
+        attention: state == "attention" ? "login" : nil,
+        advice: state == "attention" ? "Check the app password of icloud" : nil,
+        leds: [
+            .init(name: "power", lit: true, pattern: "steady"), .init(name: "sync", lit: false, pattern: "off"),
+            .init(name: "error", lit: true, pattern: "3 flashes"),
+        ],
+        lastSync: 1_700_000_000, nextSync: 1_700_000_900, startedAt: 1_699_990_000, contacts: 812,
+        remotes: [
+            .init(
+                name: "icloud", kind: "carddav", lastResult: "ok", lastSync: 1_700_000_000, uploaded: 1, downloaded: 2,
+                updated: 3, deleted: 4, conflicts: 5, errors: 0),
+            .init(
+                name: remoteName, kind: "vdir", lastResult: "failed", errors: 2,
+                message: "Server said \"no\"\tthen\u{1}<b>bold</b>"),
+        ],
+        events: [
+            .init(time: 1_700_000_000, level: "error", message: "Sync of <i>work</i> failed"),
+            .init(time: 1_699_999_000, level: "info", message: "Started"),
+        ],
+        version: "1.2.3", build: "abc1234", counters: counters)
+}
+
+/// Counts calls of `syncNow`, from whichever thread MHD calls it on.
+final class SyncRecorder: Sendable {
+    private let calls = Mutex(0)
+
+    var count: Int { calls.withLock { $0 } }
+
+    func record() {
+        calls.withLock { $0 += 1 }
+    }
+}
+
+/// Everything logged, for checking what is (and is not) in the log.
+final class LogRecords: Sendable {
+    private let stored = Mutex<[String]>([])
+
+    var lines: [String] { stored.withLock { $0 } }
+
+    func append(_ line: String) {
+        stored.withLock { $0.append(line) }
+    }
+}
+
+struct RecordingLogHandler: LogHandler {
+    let records: LogRecords
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        records.append("\(event.level) \(event.message) \(fields)")
+    }
+}
+
+/// A server on 127.0.0.1 and a free port, serving `snapshot`.
+func makeServer(
+    snapshot: StatusSnapshot = makeSnapshot(), password: String? = nil, recorder: SyncRecorder = SyncRecorder(),
+    records: LogRecords = LogRecords()
+) throws -> StatusServer {
+    var logger = Logger(label: "StatusServerTests") { _ in RecordingLogHandler(records: records) }
+    logger.logLevel = .debug
+    return try StatusServer(
+        settings: StatusServer.Settings(host: "127.0.0.1", port: 0, password: password),
+        snapshot: { snapshot }, syncNow: { recorder.record() }, logger: logger)
+}
+
+/// `GET path` on `server`.
+func get(_ server: StatusServer, _ path: String, headers: [(String, String)] = []) throws -> HTTPTestResponse {
+    try HTTPTestClient.request(port: server.port, path: path, headers: headers)
+}

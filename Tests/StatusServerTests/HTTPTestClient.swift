@@ -1,0 +1,108 @@
+import Glibc
+
+/// What the server answered, parsed just enough for the tests.
+struct HTTPTestResponse {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: String
+
+    /// A header's value by its case-insensitive name.
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+struct HTTPTestFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A minimal HTTP/1.1 client over a blocking socket: one request per connection (`Connection: close`), the answer
+/// read to the end. Enough to see exactly what goes over the wire, with no library in between.
+enum HTTPTestClient {
+    static func request(
+        port: UInt16, method: String = "GET", path: String, headers: [(String, String)] = [], body: String = ""
+    ) throws -> HTTPTestResponse {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.utf8.count)\r\n" }
+        let answer = try exchange(port: port, bytes: Array((head + "\r\n" + body).utf8))
+        return try parse(answer)
+    }
+
+    /// Sends `bytes` as they are, then reads until the server closes the connection. A reset after the answer
+    /// counts as the end of it: a server refusing a request may close before reading all of it.
+    static func exchange(port: UInt16, bytes: [UInt8]) throws -> [UInt8] {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HTTPTestFailure(description: "socket: errno \(errno)") }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw HTTPTestFailure(description: "connect to port \(port): errno \(errno)") }
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes[sent...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if result <= 0 { break }  // The server stopped reading: read what it said.
+            sent += result
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                answer += buffer[..<count]
+            } else if count == 0 || errno == ECONNRESET {
+                return answer
+            } else if errno != EINTR {
+                throw HTTPTestFailure(description: "recv: errno \(errno) after \(answer.count) bytes")
+            }
+        }
+    }
+
+    static func parse(_ answer: [UInt8]) throws -> HTTPTestResponse {
+        let text = String(decoding: answer, as: UTF8.self)
+        guard let end = text.firstRange(of: "\r\n\r\n") else {
+            throw HTTPTestFailure(description: "no complete response head in \(answer.count) bytes: \(text)")
+        }
+        let lines = text[..<end.lowerBound].split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusLine = lines.first.map(String.init) ?? ""
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw HTTPTestFailure(description: "bad status line: \(statusLine)")
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
+            headers.append((String(line[..<colon]), String(value)))
+        }
+        return HTTPTestResponse(status: status, headers: headers, body: String(text[end.upperBound...]))
+    }
+
+    /// `Basic base64(user:password)` (RFC 7617).
+    static func basicAuthorization(user: String, password: String) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let bytes = Array("\(user):\(password)".utf8)
+        var encoded: [UInt8] = []
+        for start in stride(from: 0, to: bytes.count, by: 3) {
+            let chunk = bytes[start..<min(start + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * $1.offset) }
+            for index in 0..<4 {
+                encoded.append(
+                    index <= chunk.count ? alphabet[Int(value >> (18 - 6 * index) & 0x3F)] : UInt8(ascii: "="))
+            }
+        }
+        return "Basic " + String(decoding: encoded, as: UTF8.self)
+    }
+}

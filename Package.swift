@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "StatusServer", "CLinux",
+                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "StatusServer", "CLinux", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.

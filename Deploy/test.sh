@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Run every test (the README's test command). Installs the Debian packages the
-# build and the tests need, then runs `swift test` with any extra arguments, e.g.
+# build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# and exits with swift test's status.
+# then (without arguments) the hardware scenarios in the GPIO VM, and exits 1 if
+# anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # shellcheck source=Deploy/lib/apt-ensure.sh
 source Deploy/lib/apt-ensure.sh
-apt_ensure "${BUILD_PACKAGES[@]}" python3-venv
+# chromium: the status page in a real browser; systemd, shellcheck, libxml2-utils: the
+# deployment files checked by the tools that read them.
+apt_ensure "${BUILD_PACKAGES[@]}" python3-venv chromium fonts-dejavu-core systemd shellcheck libxml2-utils
 
 # --- Radicale (CardDAV integration tests) ------------------------------------
 # The tests start their own Radicale servers (Tests/TestSupport/RadicaleServer.swift)
@@ -17,9 +20,6 @@ apt_ensure "${BUILD_PACKAGES[@]}" python3-venv
 # shellcheck source=Deploy/lib/venv.sh
 source Deploy/lib/venv.sh
 ensure_venv
-
-# --- GPIO VM (hardware scenarios, ../shared/gpio-vm) --------------------------
-# A later issue boots the VM with the simulated GPIO chip here.
 
 status=0
 log=$(mktemp)
@@ -30,6 +30,12 @@ swift test "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
 total=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -n 1)
 failed=$(grep -c '^✘ Test "[^"]*"\( with [0-9]* test cases\)\{0,1\} failed' "$log" || true)
 echo "swift-test: $((${total:-0} - failed)) passed, $failed failed"
+
+# --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------
+# (../shared/gpio-vm/run, or GPIO_VM_RUN; skipped, saying so, when it is absent.)
+if [[ $# -eq 0 ]]; then
+    Tests/hardware/run.sh || status=1
+fi
 
 # --- Teardown: stop what the sections above started. --------------------------
 

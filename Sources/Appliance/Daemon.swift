@@ -61,6 +61,12 @@ public final class Daemon {
         terminal = opened.hardware is SimulatedPanel && TerminalPanel.isAvailable ? TerminalPanel() : nil
         let now = monotonicMillis()
         panel.show(.starting, at: now)
+        logger.info(
+            "Front panel showing",
+            metadata: [
+                "panel.board": "\(configuration.panel.board)",
+                "panel.first_led_ms": "\(millisecondsSinceProcessStart().map(String.init) ?? "?")",
+            ])
         if let problem = opened.problem {
             logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
             board.record("error", "Front panel unavailable: \(problem)")

@@ -1,3 +1,4 @@
+import CMalloc
 import Config
 import ContactStore
 import Logging
@@ -84,6 +85,8 @@ public final class SyncWorker: Sendable {
             }
             post(.passStarted(request))
             let result = pass.run(request, configuration: configuration.withLock { $0 }) { [self] in isStopping }
+            // A pass's buffers (listings, cards, HTTP bodies) are free now: give the pages back until the next one.
+            malloc_trim(0)
             post(.passFinished(result))
         }
     }

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+/// `contactbox run` as systemd runs it: the real binaries, a folder remote, the status page on loopback.
+@Suite("The daemon, end to end")
+struct RunCommandTests {
+    /// A port free a moment ago (the kernel picks it).
+    func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// One HTTP/1.0 request to 127.0.0.1; the whole answer (status line, headers, body), or nil if nobody listens.
+    func request(_ method: String, _ path: String, port: UInt16) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let text = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n"
+        _ = text.withCString { send(fd, $0, strlen($0), 0) }
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer.append(contentsOf: buffer[..<count])
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// Asks `/api/status` until `condition` holds, for at most `seconds`; the last answer.
+    func waitForStatus(port: UInt16, seconds: Double = 20, until condition: (String) -> Bool) -> String {
+        var last = ""
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            last = request("GET", "/api/status", port: port) ?? ""
+            if condition(last) { return last }
+            usleep(100_000)
+        }
+        return last
+    }
+
+    func makeConfig(_ workspace: Workspace, port: UInt16) throws -> String {
+        try workspace.file(
+            "contactbox.toml",
+            """
+            store = "\(workspace.db)"
+            [sync]
+            interval = "1h"
+            [panel]
+            board = "simulated"
+            [status]
+            listen = "127.0.0.1:\(port)"
+            [[remote]]
+            name = "cloud"
+            kind = "vdir"
+            folder = "\(workspace.path)/cloud"
+            create_folder = true
+            """)
+    }
+
+    func start(_ config: String, log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: contactboxBinary)
+        process.arguments = ["run", "--config", config]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: log)
+        process.standardError = FileHandle(forWritingAtPath: log)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// SIGTERM, and the seconds it took to exit (at most `limit`, then SIGKILL).
+    func stop(_ process: Process, limit: Double = 10) -> Double {
+        let started = Date()
+        process.terminate()
+        while process.isRunning, Date().timeIntervalSince(started) < limit { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return Date().timeIntervalSince(started)
+    }
+
+    @Test("it syncs at start-up, syncs when the page asks, keeps its configuration on a bad reload, and stops on SIGTERM")
+    func lifecycle() throws {
+        let workspace = try Workspace()
+        let cards = try workspace.file("in.vcf", card("a", "Ada Lovelace") + card("b", "Grace Hopper"))
+        #expect(try contactbox(["import", "--db", workspace.db, cards]).status == 0)
+        let port = freePort()
+        let config = try makeConfig(workspace, port: port)
+        let log = workspace.path + "/daemon.log"
+        let daemon = try start(config, log: log)
+        defer { if daemon.isRunning { _ = stop(daemon) } }
+
+        let idle = waitForStatus(port: port) { $0.contains("\"state\":\"idle\"") && $0.contains("\"last_result\":\"ok\"") }
+        #expect(idle.contains("\"contacts\":2"), "\(idle)")
+        #expect(idle.contains("\"uploaded\":2"), "\(idle)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: workspace.path + "/cloud")
+        #expect(files.sorted() == ["a.vcf", "b.vcf"])
+
+        // A contact added in the cloud comes down when the page asks for a sync.
+        _ = try workspace.file("cloud/c.vcf", card("c", "Alan Turing"))
+        let accepted = request("POST", "/api/sync", port: port) ?? ""
+        #expect(accepted.hasPrefix("HTTP/1.0 202") || accepted.hasPrefix("HTTP/1.1 202"), "\(accepted)")
+        let synced = waitForStatus(port: port) { $0.contains("\"contacts\":3") }
+        #expect(synced.contains("\"contacts\":3"), "\(synced)")
+        #expect(try contactbox(["show", "--db", workspace.db, "c"]).stdout.contains("Alan Turing"))
+
+        // A broken configuration on SIGHUP: the old one stays, and the page says why.
+        _ = try workspace.file("contactbox.toml", "store = \n")
+        kill(daemon.processIdentifier, SIGHUP)
+        let kept = waitForStatus(port: port) { $0.contains("Configuration not reloaded") }
+        #expect(kept.contains("Configuration not reloaded"), "\(kept)")
+        #expect(daemon.isRunning)
+
+        let seconds = stop(daemon)
+        #expect(daemon.terminationStatus == 0)
+        #expect(seconds < 5)
+        let output = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(output.contains("Stopped"), "\(output)")
+    }
+
+    @Test("a board file that cannot be opened is a clear error, and the daemon still syncs and serves its page")
+    func missingBoard() throws {
+        let workspace = try Workspace()
+        let port = freePort()
+        var text = try String(contentsOfFile: try makeConfig(workspace, port: port), encoding: .utf8)
+        text = text.replacingOccurrences(of: "board = \"simulated\"", with: "board = \"raspberry-pi-4\"")
+        let config = try workspace.file("contactbox.toml", text)
+        let log = workspace.path + "/daemon.log"
+        let daemon = try start(config, log: log)
+        defer { if daemon.isRunning { _ = stop(daemon) } }
+        let status = waitForStatus(port: port) { $0.contains("\"last_result\":\"ok\"") }
+        #expect(status.contains("Front panel unavailable"), "\(status)")
+        #expect(status.contains("raspberry-pi-4"), "\(status)")
+        _ = stop(daemon)
+        #expect(daemon.terminationStatus == 0)
+    }
+}

@@ -19,6 +19,7 @@ source Deploy/lib/venv.sh
 ensure_venv
 # shellcheck source=Deploy/lib/release-build.sh
 source Deploy/lib/release-build.sh
+# shellcheck disable=SC2119 # no extra swift build flags
 release_build
 contactbox=$CONTACTBOX_BIN
 contacts=${BENCH_CONTACTS:-10000}
@@ -26,6 +27,7 @@ seconds=${BENCH_WRK_SECONDS:-30}
 
 work=$(mktemp -d)
 pids=()
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
     rm -rf "$work"
@@ -35,30 +37,12 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 kib() { awk -v key="$2:" '$1 == key { print $2 }' "/proc/$1/status"; }
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
-# --- Radicale with N contacts, written as files (PUTs are slow) ----------------------------------------------
-dav_port=$(free_port)
-book="http://127.0.0.1:$dav_port/alice/contacts/"
-printf 'alice:bench-pw\n' >"$work/users"
-printf 'bench-pw\n' >"$work/password" && chmod 600 "$work/password"
-cat >"$work/radicale.conf" <<CONF
-[server]
-hosts = 127.0.0.1:$dav_port
-[auth]
-type = htpasswd
-htpasswd_filename = $work/users
-htpasswd_encryption = plain
-[storage]
-filesystem_folder = $work/storage
-[rights]
-type = owner_only
-[logging]
-level = warning
-CONF
-python3 Deploy/bench/seed_radicale.py collection "$work/storage/collection-root/alice/contacts" "$contacts"
-.venv/bin/python -m radicale --config "$work/radicale.conf" 2>"$work/radicale.log" &
-pids+=($!)
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$dav_port/" && break; sleep 0.1; done
-curl -s -o /dev/null -u alice:bench-pw -X PROPFIND -H 'Depth: 1' "$book"  # Radicale caches on first request
+# --- Radicale with N contacts ------------------------------------------------------------------------------
+# shellcheck source=Deploy/lib/bench-radicale.sh
+source Deploy/lib/bench-radicale.sh
+radicale_configure "$work"
+radicale_start "$contacts"
+pids+=("$radicale_pid")
 
 # start_daemon NAME REMOTE-TOML: runs the daemon on a fresh store; sets pid and status.
 start_daemon() {

@@ -9,7 +9,6 @@
 #   BENCH_SIZES="1000 10000" Deploy/bench/sync.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 
 # shellcheck source=Deploy/lib/apt-ensure.sh
 source Deploy/lib/apt-ensure.sh
@@ -21,6 +20,7 @@ ensure_venv
 read -ra sizes <<<"${BENCH_SIZES:-1000 10000 50000}"
 # shellcheck source=Deploy/lib/release-build.sh
 source Deploy/lib/release-build.sh
+# shellcheck disable=SC2119 # no extra swift build flags
 release_build
 contactbox=$CONTACTBOX_BIN
 
@@ -31,42 +31,10 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-book="http://127.0.0.1:$port/alice/contacts/"
-printf 'alice:bench-pw\n' >"$work/users"
-printf 'bench-pw\n' >"$work/password" && chmod 600 "$work/password"
-cat >"$work/radicale.conf" <<CONF
-[server]
-hosts = 127.0.0.1:$port
-[auth]
-type = htpasswd
-htpasswd_filename = $work/users
-htpasswd_encryption = plain
-[storage]
-filesystem_folder = $work/storage
-[rights]
-type = owner_only
-[logging]
-level = warning
-CONF
-
-# start_radicale N: a server whose collection holds N seeded cards (written as files: PUTs are slow).
-start_radicale() {
-    if [[ -n $radicale_pid ]]; then kill "$radicale_pid" && wait "$radicale_pid" 2>/dev/null || true; fi
-    rm -rf "$work/storage"
-    python3 Deploy/bench/seed_radicale.py collection "$work/storage/collection-root/alice/contacts" "$1"
-    .venv/bin/python -m radicale --config "$work/radicale.conf" 2>"$work/radicale.log" &
-    radicale_pid=$!
-    for _ in $(seq 100); do
-        if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-            # Radicale reads and caches the collection on its first request; both clients get a warm server.
-            curl -s -o /dev/null -u alice:bench-pw -X PROPFIND -H 'Depth: 1' "$book"
-            return
-        fi
-        sleep 0.1
-    done
-    echo "Radicale did not start:" >&2 && cat "$work/radicale.log" >&2 && exit 1
-}
+# shellcheck source=Deploy/lib/bench-radicale.sh
+source Deploy/lib/bench-radicale.sh
+radicale_configure "$work"
+start_radicale() { radicale_start "$1"; }
 
 write_config() { # write_config STORE
     cat >"$work/contactbox.toml" <<CONF
@@ -167,7 +135,7 @@ python3 Deploy/bench/gen_contacts.py 1000 "$work/upload.vcf"
 write_config "$work/upload.sqlite"
 measure "$contactbox" sync --config "$work/contactbox.toml"
 row "upload 1000" "$wall_s" "$(mb "$rss_kb")" "$requests"
-(($rss_kb <= 20 * 1024)) || failures+=("upload 1000: peak RSS $(mb "$rss_kb") MB > 20 MB")
+((rss_kb <= 20 * 1024)) || failures+=("upload 1000: peak RSS $(mb "$rss_kb") MB > 20 MB")
 
 echo
 if ((${#failures[@]})); then

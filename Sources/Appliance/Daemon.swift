@@ -140,7 +140,9 @@ public final class Daemon {
                 logger.warning("Attention needed", metadata: ["appliance.reason": "\(reason)"])
             }
         case .storeFailed(let message):
-            board.update { $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)") }
+            board.update {
+                $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
+            }
             board.record("error", "The contact store cannot be opened: \(message)")
         }
     }

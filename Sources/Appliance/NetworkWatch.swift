@@ -9,7 +9,8 @@ public final class NetworkWatch {
     public private(set) var isOnline: Bool
 
     public init() {
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue),
+        let fd = socket(
+            AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue),
             NETLINK_ROUTE)
         if fd >= 0 {
             var address = sockaddr_nl()

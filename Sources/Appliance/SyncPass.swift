@@ -63,7 +63,8 @@ public final class SyncPass {
         for remote in configuration.remotes {
             if shouldStop() { break }
             board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
-            let outcome = sync(remote, configuration.sync, request: request, factory: factory, engine: engine,
+            let outcome = sync(
+                remote, configuration.sync, request: request, factory: factory, engine: engine,
                 shouldStop: shouldStop)
             if outcome.rank > worst.rank { worst = outcome }
         }
@@ -139,7 +140,8 @@ public final class SyncPass {
         let summary =
             "\(remote.name): \(result): \(counts.uploaded) up, \(counts.downloaded) down, \(counts.updated) updated, "
             + "\(counts.deleted) deleted, \(counts.errors) errors"
-        board.record(report.outcome == .ok && counts.errors == 0 ? "info" : "warning",
+        board.record(
+            report.outcome == .ok && counts.errors == 0 ? "info" : "warning",
             report.message.map { summary + ". " + $0 } ?? summary)
     }
 
@@ -159,8 +161,10 @@ public final class SyncPass {
             case .unavailable where !isOnline():
                 return (1, .offline, .retryLater)
             default:
-                return (2, .needsAttention(.unreachable, reason: "\(remote) could not be synced: \(message)"),
-                    .retryLater)
+                return (
+                    2, .needsAttention(.unreachable, reason: "\(remote) could not be synced: \(message)"),
+                    .retryLater
+                )
             }
         }
     }

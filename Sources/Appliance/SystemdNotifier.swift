@@ -18,7 +18,8 @@ public final class SystemdNotifier: Sendable {
         var bytes = Array(path.utf8)
         if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
         address = bytes
-        socket = bytes.isEmpty ? -1 : Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        socket =
+            bytes.isEmpty ? -1 : Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var interval: Int64?
         if let usec = getenv("WATCHDOG_USEC").flatMap({ Int64(String(cString: $0)) }), usec > 0 {
             let forUs = getenv("WATCHDOG_PID").flatMap { pid_t(String(cString: $0)) }.map { $0 == getpid() } ?? true

@@ -4,33 +4,39 @@ enum UnixTime {
     /// "2024-05-01 09:05 UTC".
     static func writeUTC(_ seconds: Int64, into writer: inout ByteWriter) {
         let date = CivilDate(seconds)
-        writer.decimal(date.year)
-        writer.raw("-")
-        twoDigits(date.month, into: &writer)
-        writer.raw("-")
-        twoDigits(date.day, into: &writer)
+        writeDay(date, into: &writer)
         writer.raw(" ")
-        twoDigits(date.hour, into: &writer)
-        writer.raw(":")
-        twoDigits(date.minute, into: &writer)
+        writeClock(date, withSeconds: false, into: &writer)
         writer.raw(" UTC")
     }
 
     /// "2024-05-01T09:05:00Z", for a `<time datetime>` attribute (HTML's "valid global date and time string").
     static func writeISO(_ seconds: Int64, into writer: inout ByteWriter) {
         let date = CivilDate(seconds)
+        writeDay(date, into: &writer)
+        writer.raw("T")
+        writeClock(date, withSeconds: true, into: &writer)
+        writer.raw("Z")
+    }
+
+    /// "2024-05-01".
+    private static func writeDay(_ date: CivilDate, into writer: inout ByteWriter) {
         writer.decimal(date.year)
         writer.raw("-")
         twoDigits(date.month, into: &writer)
         writer.raw("-")
         twoDigits(date.day, into: &writer)
-        writer.raw("T")
+    }
+
+    /// "09:05" or "09:05:00".
+    private static func writeClock(_ date: CivilDate, withSeconds: Bool, into writer: inout ByteWriter) {
         twoDigits(date.hour, into: &writer)
         writer.raw(":")
         twoDigits(date.minute, into: &writer)
-        writer.raw(":")
-        twoDigits(date.second, into: &writer)
-        writer.raw("Z")
+        if withSeconds {
+            writer.raw(":")
+            twoDigits(date.second, into: &writer)
+        }
     }
 
     /// "just now", "12 min ago", "in 3 h", "2 days ago": the same words as the page's script uses.

@@ -100,7 +100,8 @@ struct RunCommandTests {
         return Date().timeIntervalSince(started)
     }
 
-    @Test("it syncs at start-up, syncs when the page asks, keeps its configuration on a bad reload, and stops on SIGTERM")
+    @Test(
+        "it syncs at start-up, syncs when the page asks, keeps its configuration on a bad reload, and stops on SIGTERM")
     func lifecycle() throws {
         let workspace = try Workspace()
         let cards = try workspace.file("in.vcf", card("a", "Ada Lovelace") + card("b", "Grace Hopper"))
@@ -111,7 +112,9 @@ struct RunCommandTests {
         let daemon = try start(config, log: log)
         defer { if daemon.isRunning { _ = stop(daemon) } }
 
-        let idle = waitForStatus(port: port) { $0.contains("\"state\":\"idle\"") && $0.contains("\"last_result\":\"ok\"") }
+        let idle = waitForStatus(port: port) {
+            $0.contains("\"state\":\"idle\"") && $0.contains("\"last_result\":\"ok\"")
+        }
         #expect(idle.contains("\"contacts\":2"), "\(idle)")
         #expect(idle.contains("\"uploaded\":2"), "\(idle)")
         let files = try FileManager.default.contentsOfDirectory(atPath: workspace.path + "/cloud")

@@ -33,47 +33,13 @@ func findTool(_ name: String) -> String? {
 }
 
 /// Runs `path` with `arguments` in `directory` (through `env -C`), standard input from /dev/null, and waits for it.
-///
-/// Spawned with posix_spawn and every signal unblocked, as TestSupport's ChildProcess does: Swift Testing's worker
-/// threads block some signals, which a child would otherwise inherit.
 func runCommand(_ path: String, _ arguments: [String], in directory: String = repositoryRoot) throws -> CommandOutput {
     let scratch = try TemporaryDirectory()
     let logPath = scratch.file("output")
-
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-    let command = ["/usr/bin/env", "-C", directory, path] + arguments
-    let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid = pid_t()
-    let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
-    guard result == 0 else {
-        throw DeployTestFailure(description: "cannot start \(path): \(String(cString: strerror(result)))")
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-        guard errno == EINTR else { throw DeployTestFailure(description: "waitpid failed: errno \(errno)") }
-    }
-    // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
-    let signal = status & 0x7f
-    let exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    return CommandOutput(status: exitStatus, output: readFile(logPath) ?? "")
+    let process = try ChildProcess(
+        path: "/usr/bin/env", arguments: ["-C", directory, path] + arguments, logPath: logPath)
+    let status = process.waitForExit()
+    return CommandOutput(status: status, output: readFile(logPath) ?? "")
 }
 
 /// The whole file as text, or nil when it cannot be read.

@@ -17,7 +17,8 @@ struct LEDTimingTests {
 
     @Test("the wake-ups land exactly where the LED changes, over several cycles of every pattern")
     func wakeUpsMatchChanges() {
-        let patterns: [LEDPattern] = [.blink(hertz: 2), .blink(hertz: 4), .doubleFlash] + (1...4).map(LEDPattern.flashes)
+        let patterns: [LEDPattern] =
+            [.blink(hertz: 2), .blink(hertz: 4), .doubleFlash] + (1...4).map(LEDPattern.flashes)
         for pattern in patterns {
             var time: Int64 = 0
             while time < 3 * pattern.period {

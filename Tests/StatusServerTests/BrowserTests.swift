@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import TestSupport
+import TestSupport
 
 private let chromiumPath = "/usr/bin/chromium"
 private let chromiumInstalled = access(chromiumPath, X_OK) == 0

@@ -7,17 +7,17 @@
 ///
 /// Foundation's `Process` passes on the signal mask of the thread that starts it, and Swift Testing runs tests on
 /// Dispatch worker threads, which block SIGTERM: a server started that way ignores SIGTERM and has to be killed.
-final class ChildProcess {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class ChildProcess {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    let pid: pid_t
-    private(set) var exitStatus: Int32?
+    public let pid: pid_t
+    public private(set) var exitStatus: Int32?
 
     /// Starts `path` with `arguments` (not including argv[0]), standard input from /dev/null, standard output and
     /// error appended to `logPath`.
-    init(path: String, arguments: [String], logPath: String) throws {
+    public init(path: String, arguments: [String], logPath: String) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -47,7 +47,7 @@ final class ChildProcess {
     }
 
     /// Whether the process still runs; reaps it once it has exited.
-    var isRunning: Bool {
+    public var isRunning: Bool {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
@@ -58,7 +58,7 @@ final class ChildProcess {
     }
 
     /// SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone and reaped.
-    func terminate(grace: Double = 5) {
+    public func terminate(grace: Double = 5) {
         guard isRunning else { return }
         kill(pid, SIGTERM)
         var waited = 0.0
@@ -71,6 +71,20 @@ final class ChildProcess {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         exitStatus = status
+    }
+
+    /// Waits for the process to end; its exit status, or 128 + the signal that ended it (as a shell reports it).
+    public func waitForExit() -> Int32 {
+        if exitStatus == nil {
+            var status: Int32 = 0
+            var result: pid_t
+            repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+            exitStatus = result == pid ? status : -1
+        }
+        let status = exitStatus ?? -1
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
     deinit {

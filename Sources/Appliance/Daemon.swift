@@ -231,7 +231,6 @@ public final class Daemon {
                     board.record("info", "Status page: sync now")
                     worker.request(SyncRequest(.statusPage))
                 }, logger: logger)
-            logger.notice("Status page listening", metadata: ["status.address": "\(settings.host):\(settings.port)"])
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
             board.record("error", "Status page unavailable: \(error)")

@@ -38,6 +38,18 @@ public enum ApplianceState: Sendable, Equatable {
         }
     }
 
+    /// How much a person needs to know, for the state a pass over several remotes ends in: the worst one's.
+    var severity: Int {
+        switch self {
+        case .needsAttention(.storage, _): 5
+        case .needsAttention(.login, _): 4
+        case .needsAttention(.deletionsHeld, _): 3
+        case .needsAttention(.unreachable, _): 2
+        case .offline: 1
+        case .starting, .idle, .syncing, .stopping: 0
+        }
+    }
+
     /// The name `/api/status` and the metrics use.
     public var name: String {
         switch self {
@@ -84,9 +96,10 @@ public enum ApplianceState: Sendable, Equatable {
         }
     }
 
-    /// The name of an attention reason in `/api/status`.
-    public static func attentionName(_ attention: PanelState.Attention) -> String {
-        switch attention {
+    /// Why attention is needed, as `/api/status` names it; nil when it is not.
+    public var attentionName: String? {
+        guard case .needsAttention(let attention, _) = self else { return nil }
+        return switch attention {
         case .login: "login"
         case .unreachable: "unreachable"
         case .deletionsHeld: "deletions_held"

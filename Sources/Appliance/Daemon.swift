@@ -101,6 +101,7 @@ public final class Daemon {
     func step(at now: Int64) {
         for event in worker.takeEvents() { handle(event, at: now) }
         if let request = scheduler.due(at: now) {
+            // Not due again while the worker picks it up (its own passStarted event comes later).
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
             worker.request(request)
         }
@@ -167,18 +168,18 @@ public final class Daemon {
         if entries[0].revents != 0 { handleSignals() }
         if entries[1].revents != 0 { wake.drain() }
         // The button is read on its edge events, and on the timer while a press is being timed.
-        if entries[2].revents != 0 || panel.needsButtonSampling { handle(panel.sampleButton(at: now), at: now) }
+        if entries[2].revents != 0 || panel.needsButtonSampling { handle(panel.sampleButton(at: now)) }
         if entries[3].revents != 0, network.update() {
             logger.notice("Network is back")
             board.record("info", "The network is back")
             scheduler.networkCameBack(at: now)
         }
-        if entries[4].revents != 0, let terminal { handle(terminal.readKeys(), at: now) }
+        if entries[4].revents != 0, let terminal { handle(terminal.readKeys()) }
     }
 
     // MARK: Button and keys
 
-    private func handle(_ gestures: [ButtonGestures.Gesture], at now: Int64) {
+    private func handle(_ gestures: [ButtonGestures.Gesture]) {
         for gesture in gestures {
             switch gesture {
             case .shortPress: buttonPressed(long: false)
@@ -188,7 +189,7 @@ public final class Daemon {
         }
     }
 
-    private func handle(_ keys: [TerminalPanel.Key], at now: Int64) {
+    private func handle(_ keys: [TerminalPanel.Key]) {
         for key in keys {
             switch key {
             case .shortPress: buttonPressed(long: false)
@@ -207,8 +208,7 @@ public final class Daemon {
             worker.request(SyncRequest(.button))
             return
         }
-        let confirming: Bool
-        if case .needsAttention(.deletionsHeld, _) = board.state { confirming = true } else { confirming = false }
+        let confirming = board.state.panel == .attention(.deletionsHeld)
         logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
         board.record("info", confirming ? "Long press: held deletions confirmed" : "Long press: retry")
         board.update { $0.state = .idle }

@@ -54,10 +54,8 @@ public final class StatusBoard: Sendable {
             ("power", contents.leds.power, contents.look.power), ("sync", contents.leds.sync, contents.look.sync),
             ("error", contents.leds.error, contents.look.error),
         ].map { StatusSnapshot.LED(name: $0.0, lit: $0.1, pattern: $0.2.description) }
-        var attention: String?
-        if case .needsAttention(let reason, _) = state { attention = ApplianceState.attentionName(reason) }
         return StatusSnapshot(
-            state: state.name, summary: state.summary, attention: attention, advice: state.advice, leds: leds,
+            state: state.name, summary: state.summary, attention: state.attentionName, advice: state.advice, leds: leds,
             lastSync: contents.lastSync, nextSync: contents.nextSync, startedAt: startedAt,
             contacts: contents.contacts, remotes: contents.remotes, events: contents.events.reversed(),
             version: version, build: build, counters: contents.counters)

@@ -59,28 +59,28 @@ public final class SyncPass {
     ) -> Result {
         let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
         let engine = SyncEngine(store: store, logger: logger)
-        var worst: (rank: Int, state: ApplianceState, schedule: Scheduler.PassResult) = (0, .idle, .done)
+        var worst = Result(state: .idle, schedule: .done)
         for remote in configuration.remotes {
             if shouldStop() { break }
             board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
             let outcome = sync(
                 remote, configuration.sync, request: request, factory: factory, engine: engine,
                 shouldStop: shouldStop)
-            if outcome.rank > worst.rank { worst = outcome }
+            if outcome.state.severity > worst.state.severity { worst = outcome }
         }
         let contacts = (try? store.count()) ?? board.update { $0.contacts }
         board.update {
             $0.contacts = contacts
             $0.lastSync = wallClockSeconds()
         }
-        return Result(state: worst.state, schedule: worst.schedule)
+        return worst
     }
 
-    /// One remote; returns how bad its outcome is (higher outranks lower in the appliance's state).
+    /// One remote: the state it leaves the appliance in, and when to try again.
     private func sync(
         _ remote: RemoteConfiguration, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
         engine: SyncEngine, shouldStop: @escaping @Sendable () -> Bool
-    ) -> (rank: Int, state: ApplianceState, schedule: Scheduler.PassResult) {
+    ) -> Result {
         var logger = logger
         logger[metadataKey: "remote.name"] = "\(remote.name)"
         let report: SyncReport
@@ -99,20 +99,15 @@ public final class SyncPass {
                 }
             }
         } catch let error as RemoteError {
-            var failed = SyncReport(remote: remote.name, outcome: .failed)
-            failed.failure = error
-            failed.message = error.message
-            report = failed
+            report = .failed(remote.name, error)
         } catch let error as ConfigurationError {
             // A password file that went missing or lost its mode: the login cannot be tried.
-            var failed = SyncReport(remote: remote.name, outcome: .failed)
-            failed.failure = RemoteError(.unauthorized, error.description)
-            failed.message = error.description
-            report = failed
+            report = .failed(remote.name, RemoteError(.unauthorized, error.description))
         } catch {
             logger.error("The store failed", metadata: ["store.error": "\(error)"])
             board.record("error", "\(remote.name): the store failed: \(error)")
-            return (5, .needsAttention(.storage, reason: "The contact store failed: \(error)"), .done)
+            let reason = "The contact store failed: \(error)"
+            return Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
         }
         record(report, for: remote)
         return classify(report, remote: remote.name)
@@ -122,13 +117,14 @@ public final class SyncPass {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
         board.update { contents in
-            var status =
-                contents.remotes.first { $0.name == remote.name }
-                ?? StatusSnapshot.Remote(name: remote.name, kind: remote.kindName, lastResult: "never")
+            var status = StatusSnapshot.Remote(name: remote.name, kind: remote.kindName, lastResult: result)
             status.record(result, counts, report.message)
             status.lastSync = wallClockSeconds()
-            contents.remotes.removeAll { $0.name == remote.name }
-            contents.remotes.append(status)
+            if let index = contents.remotes.firstIndex(where: { $0.name == remote.name }) {
+                contents.remotes[index] = status
+            } else {
+                contents.remotes.append(status)
+            }
             contents.counters.syncRuns[result, default: 0] += 1
             contents.counters.uploaded += counts.uploaded
             contents.counters.downloaded += counts.downloaded
@@ -145,26 +141,24 @@ public final class SyncPass {
             report.message.map { summary + ". " + $0 } ?? summary)
     }
 
-    private func classify(_ report: SyncReport, remote: String) -> (
-        rank: Int, state: ApplianceState, schedule: Scheduler.PassResult
-    ) {
+    private func classify(_ report: SyncReport, remote: String) -> Result {
         switch report.outcome {
         case .ok, .interrupted:
-            return (0, .idle, .done)
+            return Result(state: .idle, schedule: .done)
         case .needsConfirmation:
-            return (3, .needsAttention(.deletionsHeld, reason: report.message ?? "Deletions held at \(remote)"), .done)
+            let reason = report.message ?? "Deletions held at \(remote)"
+            return Result(state: .needsAttention(.deletionsHeld, reason: reason), schedule: .done)
         case .failed:
             let message = report.message ?? "\(remote) failed"
             switch report.failure?.kind {
             case .unauthorized:
-                return (4, .needsAttention(.login, reason: "\(remote) refused the login: \(message)"), .done)
+                let reason = "\(remote) refused the login: \(message)"
+                return Result(state: .needsAttention(.login, reason: reason), schedule: .done)
             case .unavailable where !isOnline():
-                return (1, .offline, .retryLater)
+                return Result(state: .offline, schedule: .retryLater)
             default:
-                return (
-                    2, .needsAttention(.unreachable, reason: "\(remote) could not be synced: \(message)"),
-                    .retryLater
-                )
+                let reason = "\(remote) could not be synced: \(message)"
+                return Result(state: .needsAttention(.unreachable, reason: reason), schedule: .retryLater)
             }
         }
     }

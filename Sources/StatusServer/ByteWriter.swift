@@ -81,6 +81,16 @@ extension ByteWriter {
     }
 
     /// A JSON string or `null`.
+    /// `items` as a JSON array, each element written by `element`.
+    mutating func jsonArray<Item>(_ items: [Item], _ element: (Item, inout ByteWriter) -> Void) {
+        raw("[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { raw(",") }
+            element(item, &self)
+        }
+        raw("]")
+    }
+
     mutating func jsonString(_ text: String?) {
         if let text { jsonString(text) } else { raw("null") }
     }

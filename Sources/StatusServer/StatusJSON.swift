@@ -29,17 +29,15 @@ enum StatusJSON {
         writer.raw(",\"advice\":")
         writer.jsonString(snapshot.advice)
 
-        writer.raw(",\"leds\":[")
-        for (index, led) in snapshot.leds.enumerated() {
-            if index > 0 { writer.raw(",") }
+        writer.raw(",\"leds\":")
+        writer.jsonArray(snapshot.leds) { led, writer in
             writer.raw("{\"name\":")
             writer.jsonString(led.name)
             writer.raw(led.lit ? ",\"lit\":true,\"pattern\":" : ",\"lit\":false,\"pattern\":")
             writer.jsonString(led.pattern)
             writer.raw("}")
         }
-
-        writer.raw("],\"last_sync\":")
+        writer.raw(",\"last_sync\":")
         writer.jsonNumber(snapshot.lastSync)
         writer.raw(",\"next_sync\":")
         writer.jsonNumber(snapshot.nextSync)
@@ -48,15 +46,10 @@ enum StatusJSON {
         writer.raw(",\"contacts\":")
         writer.decimal(snapshot.contacts)
 
-        writer.raw(",\"remotes\":[")
-        for (index, remote) in snapshot.remotes.enumerated() {
-            if index > 0 { writer.raw(",") }
-            render(remote, into: &writer)
-        }
-
-        writer.raw("],\"events\":[")
-        for (index, event) in snapshot.events.enumerated() {
-            if index > 0 { writer.raw(",") }
+        writer.raw(",\"remotes\":")
+        writer.jsonArray(snapshot.remotes, render)
+        writer.raw(",\"events\":")
+        writer.jsonArray(snapshot.events) { event, writer in
             writer.raw("{\"time\":")
             writer.decimal(event.time)
             writer.raw(",\"level\":")
@@ -65,8 +58,7 @@ enum StatusJSON {
             writer.jsonString(event.message)
             writer.raw("}")
         }
-
-        writer.raw("],\"version\":")
+        writer.raw(",\"version\":")
         writer.jsonString(snapshot.version)
         writer.raw(",\"build\":")
         writer.jsonString(snapshot.build)

@@ -29,9 +29,7 @@ public final class SyncEngine {
         do {
             try session.run()
         } catch let error as RemoteError {
-            session.report.outcome = .failed
-            session.report.message = error.message
-            session.report.failure = error
+            session.report.fail(error)
             logger.warning("Sync stopped", metadata: ["sync.error": "\(error.message)"])
         } catch is SyncStopped {
             session.report.outcome = .interrupted

@@ -50,6 +50,19 @@ public struct SyncReport: Sendable {
         self.outcome = outcome
     }
 
+    /// A run that `error` stopped (or that could not start).
+    public static func failed(_ remote: String, _ error: RemoteError) -> SyncReport {
+        var report = SyncReport(remote: remote, outcome: .failed)
+        report.fail(error)
+        return report
+    }
+
+    mutating func fail(_ error: RemoteError) {
+        outcome = .failed
+        message = error.message
+        failure = error
+    }
+
     mutating func recordError(_ message: String) {
         counts.errors += 1
         if errors.count < Self.errorLimit { errors.append(message) }

@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 
 @testable import Config
@@ -52,17 +53,10 @@ func makeFile(_ path: String, _ text: String, mode: mode_t = 0o600) {
 }
 
 /// The repository's Deploy folder, found from this file's place.
-var deployFolder: String { repositoryFolder + "/Deploy" }
+var deployFolder: String { repositoryRoot + "/Deploy" }
 
 /// The repository's board files.
-var boardFolder: String { repositoryFolder + "/Board" }
-
-/// The repository, found from this file's place (Tests/ApplianceTests/Fixtures.swift).
-var repositoryFolder: String {
-    var path = #filePath
-    for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-    return path
-}
+var boardFolder: String { repositoryRoot + "/Board" }
 
 let boardPath = "/usr/share/contactbox/boards/test.toml"
 

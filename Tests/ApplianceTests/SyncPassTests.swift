@@ -51,16 +51,7 @@ final class PassFixture {
     }
 
     func files() -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasSuffix(".vcf") { names.append(name) }
-        }
-        return names
+        directoryEntries(folder).filter { $0.hasSuffix(".vcf") }
     }
 
     func emptyFolder() {

@@ -215,12 +215,5 @@ struct RadicaleIntegrationTests {
 
 /// The integration tests need the virtualenv that `Deploy/test.sh` creates; without it they are skipped.
 func radicaleIsInstalled() -> Bool {
-    var folder = #filePath
-    while let slash = folder.lastIndex(of: "/"), slash != folder.startIndex {
-        folder = String(folder[..<slash])
-        if access(folder + "/Package.swift", F_OK) == 0 {
-            return access(folder + "/.venv/bin/python", X_OK) == 0
-        }
-    }
-    return false
+    access(repositoryRoot + "/.venv/bin/python", X_OK) == 0
 }

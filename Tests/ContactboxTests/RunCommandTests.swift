@@ -1,58 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `contactbox run` as systemd runs it: the real binaries, a folder remote, the status page on loopback.
 @Suite("The daemon, end to end")
 struct RunCommandTests {
-    /// A port free a moment ago (the kernel picks it).
-    func freePort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    /// One HTTP/1.0 request to 127.0.0.1; the whole answer (status line, headers, body), or nil if nobody listens.
-    func request(_ method: String, _ path: String, port: UInt16) -> String? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
-        let text = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n"
-        _ = text.withCString { send(fd, $0, strlen($0), 0) }
-        var answer = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            answer.append(contentsOf: buffer[..<count])
-        }
-        return String(decoding: answer, as: UTF8.self)
-    }
-
     /// Asks `/api/status` until `condition` holds, for at most `seconds`; the last answer.
     func waitForStatus(port: UInt16, seconds: Double = 20, until condition: (String) -> Bool) -> String {
         var last = ""
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            last = request("GET", "/api/status", port: port) ?? ""
+            last = (try? HTTPTestClient.request(port: port, path: "/api/status"))?.body ?? ""
             if condition(last) { return last }
             usleep(100_000)
         }
@@ -106,7 +64,7 @@ struct RunCommandTests {
         let workspace = try Workspace()
         let cards = try workspace.file("in.vcf", card("a", "Ada Lovelace") + card("b", "Grace Hopper"))
         #expect(try contactbox(["import", "--db", workspace.db, cards]).status == 0)
-        let port = freePort()
+        let port = try freeLoopbackPort()
         let config = try makeConfig(workspace, port: port)
         let log = workspace.path + "/daemon.log"
         let daemon = try start(config, log: log)
@@ -122,8 +80,8 @@ struct RunCommandTests {
 
         // A contact added in the cloud comes down when the page asks for a sync.
         _ = try workspace.file("cloud/c.vcf", card("c", "Alan Turing"))
-        let accepted = request("POST", "/api/sync", port: port) ?? ""
-        #expect(accepted.hasPrefix("HTTP/1.0 202") || accepted.hasPrefix("HTTP/1.1 202"), "\(accepted)")
+        let accepted = try HTTPTestClient.request(port: port, method: "POST", path: "/api/sync")
+        #expect(accepted.status == 202, "\(accepted.body)")
         let synced = waitForStatus(port: port) { $0.contains("\"contacts\":3") }
         #expect(synced.contains("\"contacts\":3"), "\(synced)")
         #expect(try contactbox(["show", "--db", workspace.db, "c"]).stdout.contains("Alan Turing"))
@@ -145,7 +103,7 @@ struct RunCommandTests {
     @Test("a board file that cannot be opened is a clear error, and the daemon still syncs and serves its page")
     func missingBoard() throws {
         let workspace = try Workspace()
-        let port = freePort()
+        let port = try freeLoopbackPort()
         var text = try String(contentsOfFile: try makeConfig(workspace, port: port), encoding: .utf8)
         text = text.replacingOccurrences(of: "board = \"simulated\"", with: "board = \"raspberry-pi-4\"")
         let config = try workspace.file("contactbox.toml", text)

@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 
 /// Deploy/contactbox.avahi.service announces the status page as "ContactBox on <host>" (_http._tcp, port 8080).

@@ -12,16 +12,6 @@ struct DeployTestFailure: Error, CustomStringConvertible {
     var description: String
 }
 
-/// The repository: the folder above this file that holds Package.swift.
-let repositoryRoot: String = {
-    var folder = #filePath
-    while let slash = folder.lastIndex(of: "/"), slash != folder.startIndex {
-        folder = String(folder[..<slash])
-        if access(folder + "/Package.swift", F_OK) == 0 { return folder }
-    }
-    return "."
-}()
-
 /// The full path of `name` on PATH, or nil: tests of optional tools are skipped without them.
 func findTool(_ name: String) -> String? {
     let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
@@ -78,48 +68,6 @@ func permissions(_ path: String) -> mode_t? {
 
 func exists(_ path: String) -> Bool {
     access(path, F_OK) == 0
-}
-
-/// The names in a folder (without "." and ".."), sorted.
-func folderEntries(_ path: String) -> [String] {
-    guard let directory = opendir(path) else { return [] }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted()
-}
-
-/// A temporary folder for one test that may hold a whole tree (TemporaryDirectory removes one level only).
-final class Scratch {
-    private let directory: TemporaryDirectory
-
-    init() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    var path: String { directory.path }
-
-    func file(_ name: String) -> String { directory.file(name) }
-
-    /// Creates `name` (and the folders above it) inside the scratch folder and returns its path.
-    func folder(_ name: String) throws -> String {
-        let target = directory.file(name)
-        let result = try runCommand("/bin/mkdir", ["-p", target])
-        guard result.status == 0 else { throw DeployTestFailure(description: "mkdir -p \(target): \(result.output)") }
-        return target
-    }
-
-    deinit {
-        // Empties it; TemporaryDirectory's deinit then removes the folder itself.
-        for name in folderEntries(directory.path) {
-            _ = try? runCommand("/bin/rm", ["-rf", "--", directory.file(name)])
-        }
-    }
 }
 
 /// The unit file's settings: `Key=value` lines (comments skipped) per `[Section]`, in order.

@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 
 /// Deploy/install.sh, staged into a folder with --destdir (no packages, user, chown or systemctl) and stub binaries
@@ -8,12 +9,12 @@ import Testing
 
     /// A scratch folder with stub binaries in bin/ and the staging folder root/.
     final class Staging {
-        let scratch: Scratch
+        let scratch: TemporaryDirectory
         let bin: String
         let root: String
 
         init() throws {
-            scratch = try Scratch()
+            scratch = try TemporaryDirectory()
             bin = try scratch.folder("bin")
             root = scratch.file("root")
             try writeBinaries(version: "1")
@@ -46,9 +47,9 @@ import Testing
             #expect(readFile(path) == readFile(staging.bin + "/" + name), "\(path) is not the given binary")
         }
 
-        let boards = folderEntries(repositoryRoot + "/Board").filter { $0.hasSuffix(".toml") }
+        let boards = directoryEntries(repositoryRoot + "/Board").filter { $0.hasSuffix(".toml") }
         #expect(boards.contains("raspberry-pi-4.toml"))
-        #expect(folderEntries(staging.staged("/usr/share/contactbox/boards")) == boards)
+        #expect(directoryEntries(staging.staged("/usr/share/contactbox/boards")) == boards)
 
         let unit = UnitFile(text: readFile(staging.staged("/etc/systemd/system/contactbox.service")) ?? "")
         #expect(unit.value("ExecStart") == "/usr/local/bin/contactbox run")
@@ -94,7 +95,7 @@ import Testing
         #expect(readFile(staging.staged("/usr/local/bin/contactbox")) == "#!/bin/sh\necho contactbox 2\n")
         #expect(readFile(staging.staged("/usr/local/bin/contactbox-remote")) == "#!/bin/sh\necho contactbox-remote 2\n")
         // No temporary files left behind by the replace-by-rename.
-        #expect(!folderEntries(staging.staged("/usr/local/bin")).contains { $0.hasSuffix(".new") })
+        #expect(!directoryEntries(staging.staged("/usr/local/bin")).contains { $0.hasSuffix(".new") })
     }
 
     @Test func prefixMovesTheBinariesAndTheUnitFollows() throws {

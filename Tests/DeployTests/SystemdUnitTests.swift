@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 
 /// Deploy/contactbox.service: systemd accepts it, it has what the daemon and the box need, and its sandbox stays tight.
@@ -12,7 +13,7 @@ import Testing
 
     /// The unit as in the repository, with ExecStart= pointing at a stub: `systemd-analyze verify` insists that
     /// the program exists.
-    static func stagedUnit(in scratch: Scratch) throws -> String {
+    static func stagedUnit(in scratch: TemporaryDirectory) throws -> String {
         guard let text = readFile(unitPath) else {
             throw DeployTestFailure(description: "cannot read \(unitPath)")
         }
@@ -29,7 +30,7 @@ import Testing
 
     @Test(.enabled(if: systemdAnalyze != nil, "needs systemd-analyze (package systemd)"))
     func systemdAnalyzeVerifyAcceptsTheUnit() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let unit = try Self.stagedUnit(in: scratch)
         let result = try runCommand(Self.systemdAnalyze!, ["verify", "--man=no", unit])
         #expect(result.status == 0, "systemd-analyze verify: \(result.output)")
@@ -94,7 +95,7 @@ import Testing
 
     @Test(.enabled(if: systemdAnalyze != nil, "needs systemd-analyze (package systemd)"))
     func securityExposureIsLow() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryDirectory()
         let unit = try Self.stagedUnit(in: scratch)
         let result = try runCommand(Self.systemdAnalyze!, ["security", "--offline=yes", "--no-pager", unit])
         #expect(result.status == 0, "systemd-analyze security: \(result.output)")

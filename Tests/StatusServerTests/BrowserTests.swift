@@ -1,7 +1,6 @@
 import Glibc
-import Testing
-
 import TestSupport
+import Testing
 
 private let chromiumPath = "/usr/bin/chromium"
 private let chromiumInstalled = access(chromiumPath, X_OK) == 0

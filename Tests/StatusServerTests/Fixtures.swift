@@ -1,6 +1,7 @@
 import Logging
 import StatusServer
 import Synchronization
+import TestSupport
 
 /// A remote name as hostile as a configuration file or a server could make it: quotes, a line break, markup.
 let hostileName = "Work \"Team\"\n<script>alert(1)</script> & co"

@@ -1,4 +1,5 @@
 import Logging
+import TestSupport
 import Testing
 
 @testable import StatusServer

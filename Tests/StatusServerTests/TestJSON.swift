@@ -1,3 +1,5 @@
+import TestSupport
+
 /// A strict little JSON parser (RFC 8259), so the tests check the API's output as a client would read it: a
 /// syntax error or an unescaped control character fails the parse, and strings come back decoded.
 indirect enum TestJSON: Equatable {

@@ -37,7 +37,7 @@ public final class RadicaleServer {
         configPath = root + "/config"
         logPath = root + "/radicale.log"
         do {
-            port = try Self.freePort()
+            port = Int(try freeLoopbackPort())
             baseURL = "http://127.0.0.1:\(port)/"
             try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
             let htpasswd = root + "/users"
@@ -216,19 +216,11 @@ public final class RadicaleServer {
     /// `RADICALE_PYTHON`, or the virtualenv's python next to Package.swift.
     private static func findPython() throws -> String {
         if let python = ProcessInfo.processInfo.environment["RADICALE_PYTHON"], !python.isEmpty { return python }
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/" {
-            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
-                let python = folder.appendingPathComponent(".venv/bin/python").path
-                guard FileManager.default.isExecutableFile(atPath: python) else {
-                    throw Failure(
-                        description: "no Radicale virtualenv at \(python): run Deploy/test.sh, which creates .venv")
-                }
-                return python
-            }
-            folder.deleteLastPathComponent()
+        let python = repositoryRoot + "/.venv/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw Failure(description: "no Radicale virtualenv at \(python): run Deploy/test.sh, which creates .venv")
         }
-        throw Failure(description: "cannot find Package.swift above \(#filePath)")
+        return python
     }
 
     private static func makeTemporaryFolder() throws -> String {
@@ -237,40 +229,16 @@ public final class RadicaleServer {
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// A port nobody listens on now: bind port 0 and read what the kernel chose.
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw Failure(description: "cannot bind a free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     private static func accepts(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = loopback(port: UInt16(port))
+        var address = loopbackAddress(port: UInt16(port))
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-    }
-
-    private static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
     }
 }
 

@@ -20,19 +20,43 @@ public final class TemporaryDirectory {
         path + "/" + name
     }
 
-    deinit {
-        // The test databases leave only plain files (the database, its -wal and -shm), so one level is enough.
-        if let directory = opendir(path) {
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name != "." && name != ".." {
-                    unlink(file(name))
-                }
-            }
-            closedir(directory)
+    /// Creates `name` (and the folders above it) inside this directory and returns its path.
+    public func folder(_ name: String) throws -> String {
+        var current = path
+        for component in name.split(separator: "/") {
+            current += "/" + component
+            guard mkdir(current, 0o755) == 0 || errno == EEXIST else { throw CreationFailed(errno: errno) }
         }
+        return current
+    }
+
+    deinit {
+        Self.removeTree(path)
+    }
+
+    /// Removes `path` and everything below it; symbolic links are removed, never followed.
+    private static func removeTree(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            unlink(path)
+            return
+        }
+        for name in directoryEntries(path) { removeTree(path + "/" + name) }
         rmdir(path)
     }
+}
+
+/// The names in a directory, without `.` and `..`, sorted; empty when it cannot be read.
+public func directoryEntries(_ path: String) -> [String] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
 }

@@ -1,25 +1,30 @@
 import Glibc
 
 /// What the server answered, parsed just enough for the tests.
-struct HTTPTestResponse {
-    var status: Int
-    var headers: [(name: String, value: String)]
-    var body: String
+public struct HTTPTestResponse {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: String
 
     /// A header's value by its case-insensitive name.
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
 
-struct HTTPTestFailure: Error, CustomStringConvertible {
-    var description: String
+public struct HTTPTestFailure: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
-/// A minimal HTTP/1.1 client over a blocking socket: one request per connection (`Connection: close`), the answer
-/// read to the end. Enough to see exactly what goes over the wire, with no library in between.
-enum HTTPTestClient {
-    static func request(
+/// A minimal HTTP/1.1 client to 127.0.0.1 over a blocking socket, for the tests of the status page and of the
+/// daemon: one request per connection (`Connection: close`), the answer read to the end. Enough to see exactly
+/// what goes over the wire, with no library in between.
+public enum HTTPTestClient {
+    public static func request(
         port: UInt16, method: String = "GET", path: String, headers: [(String, String)] = [], body: String = ""
     ) throws -> HTTPTestResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
@@ -31,17 +36,14 @@ enum HTTPTestClient {
 
     /// Sends `bytes` as they are, then reads until the server closes the connection. A reset after the answer
     /// counts as the end of it: a server refusing a request may close before reading all of it.
-    static func exchange(port: UInt16, bytes: [UInt8]) throws -> [UInt8] {
+    public static func exchange(port: UInt16, bytes: [UInt8]) throws -> [UInt8] {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HTTPTestFailure(description: "socket: errno \(errno)") }
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -70,7 +72,7 @@ enum HTTPTestClient {
         }
     }
 
-    static func parse(_ answer: [UInt8]) throws -> HTTPTestResponse {
+    public static func parse(_ answer: [UInt8]) throws -> HTTPTestResponse {
         let text = String(decoding: answer, as: UTF8.self)
         guard let end = text.firstRange(of: "\r\n\r\n") else {
             throw HTTPTestFailure(description: "no complete response head in \(answer.count) bytes: \(text)")
@@ -91,7 +93,7 @@ enum HTTPTestClient {
     }
 
     /// `Basic base64(user:password)` (RFC 7617).
-    static func basicAuthorization(user: String, password: String) -> String {
+    public static func basicAuthorization(user: String, password: String) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         let bytes = Array("\(user):\(password)".utf8)
         var encoded: [UInt8] = []

@@ -68,7 +68,8 @@ cat <<'HINT'
 HINT
 export CONTACTBOX_BOARDS=$PWD/Board
 if [[ -n ${DEMO_SECONDS:-} ]]; then
-    timeout --signal=TERM --preserve-status "$DEMO_SECONDS" "$contactbox" run --config demo/contactbox.toml
+    # --foreground: the daemon keeps the terminal, to draw its panel there.
+    timeout --foreground --signal=TERM --preserve-status "$DEMO_SECONDS" "$contactbox" run --config demo/contactbox.toml
     say "The store now holds $("$contactbox" list --db "$db" | wc -l) contacts and demo/cloud/ $(find demo/cloud -name '*.vcf' | wc -l) cards."
 else
     exec "$contactbox" run --config demo/contactbox.toml

@@ -20,14 +20,14 @@ public struct JournalLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let prefix = prefixed ? "<\(Self.priority(event.level))>" : "\(event.level): "
-        var line = prefix + "\(event.message)"
+        // On a terminal the line first clears what is there: the demo's front panel, redrawn after it.
+        let prefix = prefixed ? "<\(Self.priority(event.level))>" : "\r\u{1B}[2K\(event.level): "
+        var text = "\(event.message)"
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(value)"
+            text += " \(key)=\(value)"
         }
-        line = line.replacingNewlines() + "\n"
-        var bytes = Array(line.utf8)
+        var bytes = Array((prefix + text.replacingNewlines() + "\n").utf8)
         _ = write(STDERR_FILENO, &bytes, bytes.count)
     }
 

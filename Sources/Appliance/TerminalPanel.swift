@@ -11,9 +11,13 @@ public final class TerminalPanel {
 
     private var saved = termios()
     private var raw = false
-    private var lastLine = ""
+    private var drawn = false
 
-    public static var isAvailable: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+    /// Both ends are a terminal, and this process is in its foreground: changing the terminal's modes from the
+    /// background would stop the process (SIGTTOU), as `contactbox run &` in a shell would.
+    public static var isAvailable: Bool {
+        isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && tcgetpgrp(STDIN_FILENO) == getpgrp()
+    }
 
     public init() {
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return }
@@ -29,16 +33,14 @@ public final class TerminalPanel {
     public func restore() {
         if raw { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         raw = false
-        if !lastLine.isEmpty { draw("\n") }
-        lastLine = ""
+        if drawn { draw("\n") }
+        drawn = false
     }
 
-    /// Redraws the panel line when it changed, or when `force` (a log line may have run over it).
-    public func show(_ panel: SimulatedPanel, summary: String, force: Bool = false) {
-        let line = "  " + panel.rendered() + "   " + summary
-        guard force || line != lastLine else { return }
-        lastLine = line
-        draw("\r\u{1B}[2K" + line)
+    /// Redraws the panel line in place, at every turn of the main loop: a log line may have cleared it since.
+    public func show(_ panel: SimulatedPanel, summary: String) {
+        draw("\r\u{1B}[2K  " + panel.rendered() + "   " + summary)
+        drawn = true
     }
 
     /// The keys typed since the last call.

@@ -52,7 +52,9 @@ public struct RemoteFactory {
                 if info.supportedVersions.contains("4.0") { capabilities.append("4.0") }
                 try store.setDiscovery(bookURL: info.url, capabilities: capabilities, remoteID: remote.id)
             }
-            let book = CardDAVAddressBook(name: configuration.name, book: info, client: client, retry: retry)
+            let book = CardDAVAddressBook(
+                name: configuration.name, book: info, client: client, retry: retry,
+                concurrency: remote.writeConcurrency ?? concurrency, maxConcurrency: concurrency, logger: logger)
             return OpenedRemote(book: book, kind: .carddav, url: url, http: http)
         }
     }

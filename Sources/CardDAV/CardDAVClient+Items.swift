@@ -31,9 +31,10 @@ extension CardDAVClient {
         case delete(url: String, ifMatch: String?)
     }
 
-    /// Carries out independent writes with at most the HTTP client's `maxConcurrent` in flight, and returns one
-    /// result per write, in order: the PUT's result (a DELETE's has no ETag) or that write's classified error.
-    public func perform(_ writes: [Write]) throws -> [Result<PutResult, CardDAVError>] {
+    /// Carries out independent writes with at most `maxConcurrent` (and the HTTP client's limit) in flight, and
+    /// returns one result per write, in order: the PUT's result (a DELETE's has no ETag) or that write's
+    /// classified error.
+    public func perform(_ writes: [Write], maxConcurrent: Int? = nil) throws -> [Result<PutResult, CardDAVError>] {
         var results = [Result<PutResult, CardDAVError>](
             repeating: .failure(CardDAVError(.malformedResponse, "not sent")), count: writes.count)
         let requests = writes.map { write -> HTTPRequest in
@@ -48,7 +49,8 @@ extension CardDAVClient {
                     method: "DELETE", url: url, headers: ifMatch.map { [HTTPHeader("If-Match", $0)] } ?? [])
             }
         }
-        try transport.sendAll(requests, maxBody: Self.errorBodyPrefix) { index, outcome in
+        try transport.sendAll(requests, maxBody: Self.errorBodyPrefix, maxConcurrent: maxConcurrent) {
+            index, outcome in
             let request = requests[index]
             switch outcome {
             case .success(let (response, _)) where (200..<300).contains(response.status):

@@ -5,14 +5,14 @@ import Logging
 protocol DAVTransport: AnyObject {
     func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse
     func sendAll(
-        _ requests: [HTTPRequest], maxBody: Int,
+        _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
         completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void) throws
 }
 
 extension DAVTransport {
     /// One after the other, for transports without concurrency (the tests' fake).
     func sendAll(
-        _ requests: [HTTPRequest], maxBody: Int,
+        _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
         completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
     ) throws {
         for (index, request) in requests.enumerated() {

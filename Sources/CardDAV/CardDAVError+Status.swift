@@ -32,7 +32,8 @@ extension CardDAVError {
         case 403: return .unauthorized
         case 404, 410: return .notFound
         case 412: return .preconditionFailed
-        case 429, 503: return .rateLimited(retryAfter: retryAfter.flatMap { seconds($0, now: now) })
+        // 423: a server that locks the collection while it commits a write (Xandikos commits each to git).
+        case 423, 429, 503: return .rateLimited(retryAfter: retryAfter.flatMap { seconds($0, now: now) })
         case 400..<500: return .rejected(status: status)
         default: return .serverError(status: status)
         }

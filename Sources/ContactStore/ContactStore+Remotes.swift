@@ -2,7 +2,8 @@ import SQLite
 
 // The remotes and, per remote, the state of each item after the last sync. Plain CRUD: the sync engine decides.
 extension ContactStore {
-    static let remoteColumns = "id, name, kind, url, sync_token, created_at, synced_seq, book_url, capabilities"
+    static let remoteColumns =
+        "id, name, kind, url, sync_token, created_at, synced_seq, book_url, capabilities, write_concurrency"
 
     /// Adds a remote; its name must be unused (a constraint violation otherwise).
     public func addRemote(name: String, kind: Remote.Kind, url: String) throws -> Remote {
@@ -26,8 +27,17 @@ extension ContactStore {
         try db.query("SELECT \(Self.remoteColumns) FROM remotes ORDER BY id LIMIT ?", Self.chunkLimit, map: Self.remote)
     }
 
+    /// Stores the token of this run's listing: the items created before that listing are covered by it now.
     public func setSyncToken(_ token: String?, remoteID: Int64) throws {
-        try db.run("UPDATE remotes SET sync_token = ? WHERE id = ?", token, remoteID)
+        try db.transaction {
+            try db.run("UPDATE remotes SET sync_token = ? WHERE id = ?", token, remoteID)
+            try db.run("UPDATE remote_items SET created_here = 0 WHERE remote_id = ? AND created_here = 2", remoteID)
+        }
+    }
+
+    /// Remembers how many writes at once the remote takes without refusing.
+    public func setWriteConcurrency(_ concurrency: Int, remoteID: Int64) throws {
+        try db.run("UPDATE remotes SET write_concurrency = ? WHERE id = ?", concurrency, remoteID)
     }
 
     /// Records what discovery found for a remote.
@@ -77,7 +87,8 @@ extension ContactStore {
             id: try row.int64(0), name: try row.string(1), kind: kind, url: try row.string(3),
             syncToken: try row.optionalString(4), createdAt: try row.int64(5), syncedSeq: try row.int64(6),
             bookURL: try row.optionalString(7),
-            capabilities: (try row.optionalString(8) ?? "").split(separator: ",").map(String.init))
+            capabilities: (try row.optionalString(8) ?? "").split(separator: ",").map(String.init),
+            writeConcurrency: try row.optionalInt(9))
     }
 
     // MARK: Item states
@@ -85,13 +96,15 @@ extension ContactStore {
     static let itemColumns = "remote_id, uid, href, etag, hash"
 
     /// Saves the state of one item, replacing the previous state of the same UID. An href already used by another
-    /// UID of the same remote is a constraint violation: delete that state first.
-    public func upsertRemoteItem(_ item: RemoteItemState) throws {
+    /// UID of the same remote is a constraint violation: delete that state first. `created` says this client has
+    /// just created the item on the remote (see `settleListing`).
+    public func upsertRemoteItem(_ item: RemoteItemState, created: Bool = false) throws {
         try db.run(
             """
-            INSERT INTO remote_items (remote_id, uid, href, etag, hash) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (remote_id, uid) DO UPDATE SET href = excluded.href, etag = excluded.etag, hash = excluded.hash
-            """, item.remoteID, item.uid, item.href, item.etag, item.hash)
+            INSERT INTO remote_items (remote_id, uid, href, etag, hash, created_here) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (remote_id, uid) DO UPDATE SET href = excluded.href, etag = excluded.etag,
+            hash = excluded.hash, created_here = max(created_here, excluded.created_here)
+            """, item.remoteID, item.uid, item.href, item.etag, item.hash, created ? 1 : 0)
     }
 
     @discardableResult
@@ -132,5 +145,48 @@ extension ContactStore {
         RemoteItemState(
             remoteID: try row.int64(0), uid: try row.string(1), href: try row.string(2),
             etag: try row.optionalString(3), hash: try row.string(4))
+    }
+}
+
+/// A version of a contact that a remote refused, and the server's reason.
+public struct RefusedItem: Sendable, Equatable {
+    public var uid: String
+    public var hash: String
+    public var reason: String
+    /// Unix milliseconds.
+    public var refusedAt: Int64
+}
+
+// Refusals: reported once per version, sent again only when the contact changes.
+extension ContactStore {
+    public func refusal(remoteID: Int64, uid: String) throws -> RefusedItem? {
+        try db.queryFirst(
+            "SELECT uid, hash, reason, refused_at FROM refused_items WHERE remote_id = ? AND uid = ?", remoteID, uid,
+            map: Self.refusedItem)
+    }
+
+    public func recordRefusal(remoteID: Int64, uid: String, hash: String, reason: String) throws {
+        try db.run(
+            "INSERT OR REPLACE INTO refused_items (remote_id, uid, hash, reason, refused_at) VALUES (?, ?, ?, ?, ?)",
+            remoteID, uid, hash, reason, now())
+    }
+
+    public func clearRefusal(remoteID: Int64, uid: String) throws {
+        try db.run("DELETE FROM refused_items WHERE remote_id = ? AND uid = ?", remoteID, uid)
+    }
+
+    /// The latest refusals of one remote, newest first.
+    public func refusals(remoteID: Int64, limit: Int = ContactStore.chunkLimit) throws -> [RefusedItem] {
+        try Self.checkLimit(limit)
+        return try db.query(
+            """
+            SELECT uid, hash, reason, refused_at FROM refused_items WHERE remote_id = ?
+            ORDER BY refused_at DESC, uid LIMIT ?
+            """, remoteID, limit, map: Self.refusedItem)
+    }
+
+    private static func refusedItem(_ row: Row) throws -> RefusedItem {
+        RefusedItem(
+            uid: try row.string(0), hash: try row.string(1), reason: try row.string(2), refusedAt: try row.int64(3))
     }
 }

@@ -50,16 +50,19 @@ extension ContactStore {
     /// Turns the listing into the remote's changes: after a full listing, every saved item not listed was
     /// removed; listed items whose ETag equals the saved one are unchanged and dropped; removals of hrefs this
     /// remote never synced are dropped too (Radicale reports long-deleted items on a first sync-collection).
+    ///
+    /// Items this client created after the token the listing started from must be among the changes since that
+    /// token; one that is not was deleted meanwhile (a server may leave out an item created and deleted after the
+    /// token, as Xandikos does), so it is listed as removed.
     public func settleListing(remoteID: Int64, isFullListing: Bool) throws {
         try db.transaction {
-            if isFullListing {
-                try db.run(
-                    """
-                    INSERT INTO temp.sync_listing (href, etag, removed)
-                    SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ?
-                    AND NOT EXISTS (SELECT 1 FROM temp.sync_listing l WHERE l.href = r.href)
-                    """, remoteID)
-            }
+            try db.run("UPDATE remote_items SET created_here = 2 WHERE remote_id = ? AND created_here = 1", remoteID)
+            try db.run(
+                """
+                INSERT INTO temp.sync_listing (href, etag, removed)
+                SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ? AND (? OR r.created_here = 2)
+                AND NOT EXISTS (SELECT 1 FROM temp.sync_listing l WHERE l.href = r.href)
+                """, remoteID, isFullListing)
             try db.run(
                 """
                 DELETE FROM temp.sync_listing WHERE removed = 0 AND EXISTS (

@@ -20,10 +20,12 @@ public struct Remote: Sendable, Equatable {
     /// The address book discovery found at `url` (CardDAV), and what it supports ("sync", "4.0").
     public var bookURL: String?
     public var capabilities: [String]
+    /// Writes at once that the remote last took without refusing; nil until learned.
+    public var writeConcurrency: Int?
 
     public init(
         id: Int64, name: String, kind: Kind, url: String, syncToken: String?, createdAt: Int64, syncedSeq: Int64 = 0,
-        bookURL: String? = nil, capabilities: [String] = []
+        bookURL: String? = nil, capabilities: [String] = [], writeConcurrency: Int? = nil
     ) {
         self.id = id
         self.name = name
@@ -34,6 +36,7 @@ public struct Remote: Sendable, Equatable {
         self.syncedSeq = syncedSeq
         self.bookURL = bookURL
         self.capabilities = capabilities
+        self.writeConcurrency = writeConcurrency
     }
 }
 

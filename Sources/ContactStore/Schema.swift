@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2]
+    static let migrations: [String] = [version1, version2, version3]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -122,5 +122,25 @@ enum Schema {
         -- that a sync with nothing to do is one request, not a discovery walk.
         ALTER TABLE remotes ADD COLUMN book_url TEXT;
         ALTER TABLE remotes ADD COLUMN capabilities TEXT;
+        """
+
+    private static let version3 = """
+        -- Items this client created on the remote after the sync token it holds. A server may leave an item that
+        -- was created and deleted after a token out of the changes since that token (Xandikos does), so the next
+        -- incremental listing looks for each of them by name: 1, created in this or the last run; 2, to be found in
+        -- this run's listing, else it was deleted; 0, covered by the stored token.
+        ALTER TABLE remote_items ADD COLUMN created_here INTEGER NOT NULL DEFAULT 0;
+        -- How many writes the remote took at once without refusing (423, 429, 503), learned per remote.
+        ALTER TABLE remotes ADD COLUMN write_concurrency INTEGER;
+        -- The local version of a contact a remote refused (400, 403, 413, 415, 422), with the server's reason: it is
+        -- reported once, and sent again only when the contact changes.
+        CREATE TABLE refused_items (
+            remote_id INTEGER NOT NULL REFERENCES remotes (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            refused_at INTEGER NOT NULL,
+            PRIMARY KEY (remote_id, uid)
+        ) WITHOUT ROWID;
         """
 }

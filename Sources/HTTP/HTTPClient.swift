@@ -54,7 +54,7 @@ public final class HTTPClient {
             transfer.context.sink = sink
             defer { transfer.context.sink = nil }
             var outcome: Result<HTTPResponse, any Error> = .failure(HTTPError(.other, "The request did not run"))
-            try run([transfer]) { _, result in outcome = result }
+            try run([transfer], maxConcurrent: 1) { _, result in outcome = result }
             return try outcome.get()
         }
     }
@@ -66,7 +66,7 @@ public final class HTTPClient {
         collector.attach(to: transfer.context)
         var outcome: Result<HTTPResponse, any Error> = .failure(HTTPError(.other, "The request did not run"))
         do {
-            try run([transfer]) { _, result in outcome = result }
+            try run([transfer], maxConcurrent: 1) { _, result in outcome = result }
             return (try outcome.get(), collector.bytes)
         } catch {
             throw HTTPError.wrapping(error)
@@ -76,8 +76,9 @@ public final class HTTPClient {
     /// Runs independent requests with at most `maxConcurrent` in flight, calling `completion(index, result)`
     /// on this thread as each finishes, in the order they finish. A throw from `completion` stops the
     /// transfers still running and is rethrown.
+    /// `maxConcurrent` lowers the configured limit for this call (a server that refuses overlapping writes).
     public func sendAll(
-        _ requests: [HTTPRequest], maxBody: Int = 4 << 20,
+        _ requests: [HTTPRequest], maxBody: Int = 4 << 20, maxConcurrent: Int? = nil,
         completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
     ) throws {
         var collectors: [BodyCollector] = []
@@ -88,7 +89,8 @@ public final class HTTPClient {
             collectors.append(collector)
             return transfer
         }
-        try run(transfers) { transfer, result in
+        let limit = max(1, min(configuration.maxConcurrent, maxConcurrent ?? configuration.maxConcurrent))
+        try run(transfers, maxConcurrent: limit) { transfer, result in
             let collector = collectors[transfer.index]
             let mapped = result.map { ($0, collector.take()) }.mapError(HTTPError.wrapping)
             try completion(transfer.index, mapped)
@@ -108,7 +110,8 @@ extension HTTPClient {
     /// Drives `transfers` through the multi handle, `maxConcurrent` at a time, following redirects and
     /// authentication retries, and reports each final outcome to `finished`.
     private func run(
-        _ transfers: [Transfer], finished: (Transfer, Result<HTTPResponse, any Error>) throws -> Void
+        _ transfers: [Transfer], maxConcurrent: Int,
+        finished: (Transfer, Result<HTTPResponse, any Error>) throws -> Void
     ) throws {
         var waiting = transfers.reversed() as [Transfer]  // popLast takes them in order
         var running: [Running] = []
@@ -121,7 +124,7 @@ extension HTTPClient {
             }
         }
         while true {
-            while running.count < configuration.maxConcurrent, let transfer = waiting.popLast() {
+            while running.count < maxConcurrent, let transfer = waiting.popLast() {
                 do {
                     running.append(Running(easy: try start(transfer), transfer: transfer))
                 } catch {

@@ -95,4 +95,8 @@ public protocol AddressBook: AnyObject {
     /// Carries out independent writes, concurrently where the remote can, and returns one result per write in
     /// order: the entry written (nil for a delete) or that write's error. `RemoteWrite.swift` has a default.
     func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>]
+
+    /// How many writes at once the remote took in this run, to start from next time; nil where writes do not
+    /// adapt. `RemoteWrite.swift` has a default.
+    var learnedWriteConcurrency: Int? { get }
 }

@@ -15,9 +15,17 @@ public final class CardDAVAddressBook: AddressBook {
     let client: CardDAVClient
     let supportsSyncCollection: Bool
     let retry: RetryPolicy
+    let logger: Logger
+    /// Writes in flight at once: adapts to what the server takes (see `perform`).
+    public private(set) var writeConcurrency: Int
+    public let maxWriteConcurrency: Int
+    public var learnedWriteConcurrency: Int? { writeConcurrency }
 
+    /// `concurrency` is where writes start (what this remote took last time); `maxConcurrency` the configured
+    /// limit.
     public init(
-        name: String, book: AddressBookInfo, client: CardDAVClient, retry: RetryPolicy = RetryPolicy()
+        name: String, book: AddressBookInfo, client: CardDAVClient, retry: RetryPolicy = RetryPolicy(),
+        concurrency: Int = 4, maxConcurrency: Int = 4, logger: Logger = Logger(label: "contactbox.carddav")
     ) {
         self.name = name
         self.bookURL = book.url
@@ -25,6 +33,9 @@ public final class CardDAVAddressBook: AddressBook {
         self.supportsSyncCollection = book.supportsSyncCollection
         self.writeVersion = book.supportedVersions.contains("4.0") ? "4.0" : "3.0"
         self.retry = retry
+        self.maxWriteConcurrency = max(1, maxConcurrency)
+        self.writeConcurrency = min(max(1, concurrency), max(1, maxConcurrency))
+        self.logger = logger
     }
 
     public func changes(
@@ -67,7 +78,13 @@ public final class CardDAVAddressBook: AddressBook {
         var items: [MultigetItem] = []
         try attempt {
             items.removeAll()
-            try client.multiget(bookURL: bookURL, hrefs: hrefs.map(encoded)) { items.append($0) }
+            // The richest version the server offers: asked for nothing, Cyrus serves 4.0 cards as 3.0 (and 3.6
+            // loses their inline photos on the way).
+            try client.multiget(
+                bookURL: bookURL, hrefs: hrefs.map(encoded), version: writeVersion == "4.0" ? "4.0" : nil
+            ) {
+                items.append($0)
+            }
         }
         for item in items {
             let href = canonical(item.href)
@@ -113,45 +130,104 @@ public final class CardDAVAddressBook: AddressBook {
         }
     }
 
-    /// Independent writes go out together, at most the configured concurrency at a time (the HTTP client's
-    /// `maxConcurrent`). A write that hits a busy server is retried alone.
+    /// Independent writes go out together, at most `writeConcurrency` at a time. Writes the server refuses for
+    /// being busy (423 Locked, 429, 503, a 409 while the collection is busy) or loses (5xx, a dropped connection)
+    /// are sent again within the pass, with backoff and `Retry-After`; each refusal halves the concurrency, and a
+    /// batch taken whole grows it back by one, up to `maxWriteConcurrency`. Repeating a write is safe: every one
+    /// carries `If-Match` or `If-None-Match`, so a write that did arrive fails with 412 and is re-planned.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
-        let requests = writes.map { write -> CardDAVClient.Write in
-            switch write {
-            case .create(let card):
-                let url = CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? Card.makeUID())
-                return .put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
-            case .update(let href, let etag, let card):
-                let url = DAVURL.resolve(encoded(href), against: bookURL)
-                return .put(
-                    url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
-            case .delete(let href, let etag):
-                return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)
+        let requests = writes.map(request(for:))
+        var results = [Result<RemoteEntry?, RemoteError>](
+            repeating: .failure(RemoteError(.malformed, "\(name): not sent")), count: writes.count)
+        var waiting = Array(writes.indices)
+        var round = 1
+        var everRefused = false
+        while !waiting.isEmpty {
+            let outcomes: [Result<PutResult, CardDAVError>]
+            do {
+                outcomes = try client.perform(waiting.map { requests[$0] }, maxConcurrent: writeConcurrency)
+            } catch {
+                for index in waiting {
+                    results[index] = .failure(RemoteError(.unavailable(retryAfter: nil), "\(name): \(error)"))
+                }
+                break
             }
-        }
-        let outcomes: [Result<PutResult, CardDAVError>]
-        do {
-            outcomes = try client.perform(requests)
-        } catch {
-            return writes.map { _ in .failure(RemoteError(.unavailable(retryAfter: nil), "\(name): \(error)")) }
-        }
-        return zip(writes, zip(requests, outcomes)).map { write, pair in
-            let (request, outcome) = pair
-            switch (outcome, request) {
-            case (.success(let result), .put(let url, _, _, _)):
-                return Result { RemoteEntry(href: canonical(url), etag: try etag(result, url: url)) }
-                    .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
-            case (.success, .delete):
-                return .success(nil)
-            case (.failure(let error), .delete) where error.kind == .notFound:
-                return .success(nil)  // already gone
-            case (.failure(let error), _):
-                let remoteError = RemoteError(error)
-                guard case .unavailable = remoteError.kind else { return .failure(remoteError) }
-                // Busy or briefly away: this one write again, with backoff, on its own.
-                return Result { try performOne(write) }
-                    .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+            var again: [Int] = []
+            var refused = false
+            var retryAfter: Int?
+            for (index, outcome) in zip(waiting, outcomes) {
+                if case .failure(let error) = outcome, let busy = Self.busy(error), round < Self.writeRounds {
+                    again.append(index)
+                    refused = refused || busy.refused
+                    retryAfter = max(retryAfter ?? 0, busy.retryAfter ?? 0)
+                    continue
+                }
+                results[index] = result(outcome, of: requests[index])
             }
+            if refused { writeConcurrency = max(1, writeConcurrency / 2) }
+            everRefused = everRefused || refused
+            guard !again.isEmpty else { break }
+            guard let delay = retry.delay(afterAttempt: round, retryAfter: retryAfter) else {
+                for index in again {
+                    results[index] = .failure(
+                        RemoteError(
+                            .unavailable(retryAfter: retryAfter), "\(name): busy; asks to wait \(retryAfter ?? 0) s"))
+                }
+                break
+            }
+            logger.notice(
+                "Writes refused while busy: sending them again",
+                metadata: ["carddav.writes": "\(again.count)", "carddav.concurrency": "\(writeConcurrency)"])
+            retry.sleep(delay)
+            round += 1
+            waiting = again
+        }
+        if !everRefused, writes.count >= writeConcurrency, writeConcurrency < maxWriteConcurrency {
+            writeConcurrency += 1
+        }
+        return results
+    }
+
+    /// Rounds of sending the same writes again within one pass.
+    static let writeRounds = 6
+
+    /// Whether a write's error is worth sending it again in this pass, and whether the server refused it for
+    /// being busy (which lowers the concurrency).
+    static func busy(_ error: CardDAVError) -> (refused: Bool, retryAfter: Int?)? {
+        switch error.kind {
+        case .rateLimited(let retryAfter): (true, retryAfter)
+        case .rejected(status: 409): (true, nil)
+        case .serverError, .network: (false, nil)
+        default: nil
+        }
+    }
+
+    private func request(for write: RemoteWrite) -> CardDAVClient.Write {
+        switch write {
+        case .create(let card):
+            let url = CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? Card.makeUID())
+            return .put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
+        case .update(let href, let etag, let card):
+            let url = DAVURL.resolve(encoded(href), against: bookURL)
+            return .put(url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
+        case .delete(let href, let etag):
+            return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)
+        }
+    }
+
+    private func result(_ outcome: Result<PutResult, CardDAVError>, of request: CardDAVClient.Write)
+        -> Result<RemoteEntry?, RemoteError>
+    {
+        switch (outcome, request) {
+        case (.success(let result), .put(let url, _, _, _)):
+            return Result { RemoteEntry(href: canonical(url), etag: try etag(result, url: url)) }
+                .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+        case (.success, .delete):
+            return .success(nil)
+        case (.failure(let error), .delete) where error.kind == .notFound:
+            return .success(nil)  // already gone
+        case (.failure(let error), _):
+            return .failure(RemoteError(itemWrite: error))
         }
     }
 
@@ -183,6 +259,16 @@ public final class CardDAVAddressBook: AddressBook {
 }
 
 extension RemoteError {
+    /// A write's error: a 403 on one item is that item refused (Cyrus refuses a card without UID with 403), not
+    /// the login, which the listing before it has proven.
+    init(itemWrite error: CardDAVError) {
+        if case .unauthorized = error.kind, error.message.contains(": 403") {
+            self.init(.rejected(status: 403), error.message)
+        } else {
+            self.init(error)
+        }
+    }
+
     public init(_ error: CardDAVError) {
         switch error.kind {
         case .preconditionFailed: self.init(.preconditionFailed, error.message)

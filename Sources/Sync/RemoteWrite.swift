@@ -8,6 +8,8 @@ public enum RemoteWrite: Sendable {
 }
 
 extension AddressBook {
+    public var learnedWriteConcurrency: Int? { nil }
+
     /// The default runs the writes one after the other.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         writes.map { write in

@@ -32,17 +32,23 @@ public struct RetryPolicy: Sendable {
             do {
                 return try body()
             } catch let error as RemoteError {
-                guard case .unavailable(let retryAfter) = error.kind, attempt < attempts else { throw error }
-                let backoff = min(maxDelay, baseDelay * Double(1 << (attempt - 1)))
-                var delay = Double.random(in: 0...backoff)
-                if let retryAfter {
-                    guard Double(retryAfter) <= maxRetryAfter else { throw error }
-                    delay = max(delay, Double(retryAfter))
-                }
+                guard case .unavailable(let retryAfter) = error.kind, attempt < attempts,
+                    let delay = delay(afterAttempt: attempt, retryAfter: retryAfter)
+                else { throw error }
                 sleep(delay)
                 attempt += 1
             }
         }
+    }
+
+    /// The wait before attempt `attempt + 1`: a random delay up to the doubled backoff, at least `Retry-After`;
+    /// nil when the server asks for a longer wait than `maxRetryAfter`.
+    func delay(afterAttempt attempt: Int, retryAfter: Int?) -> Double? {
+        let backoff = min(maxDelay, baseDelay * Double(1 << min(attempt - 1, 30)))
+        let delay = Double.random(in: 0...backoff)
+        guard let retryAfter else { return delay }
+        guard Double(retryAfter) <= maxRetryAfter else { return nil }
+        return max(delay, Double(retryAfter))
     }
 }
 

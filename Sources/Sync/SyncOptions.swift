@@ -39,6 +39,11 @@ public struct SyncReport: Sendable {
     public var heldDeletions = 0
     /// One line per item that failed, at most `errorLimit` of them (the count is in `counts.errors`).
     public var errors: [String] = []
+    /// Cards the remote refused in this run (400, 403, 413, 415, 422), one line each with the server's reason. A
+    /// refusal is about that card alone: it is no error of the sync, and it is reported once per version.
+    public var refused: [String] = []
+    /// Contacts left unsent because the remote refused that same version before.
+    public var stillRefused = 0
     public var message: String?
     /// What stopped the run, when it did not finish (outcome `.failed`).
     public var failure: RemoteError?
@@ -61,6 +66,10 @@ public struct SyncReport: Sendable {
         outcome = .failed
         message = error.message
         failure = error
+    }
+
+    mutating func recordRefusal(_ message: String) {
+        if refused.count < Self.errorLimit { refused.append(message) }
     }
 
     mutating func recordError(_ message: String) {

@@ -88,7 +88,7 @@ extension SyncSession {
             guard let fetched else { break }
             download(fetched, uid: uid, local: local, reason: "replaced by \(book.name)")
         case .upload:
-            upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
+            try upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
         case .deleteLocal:
             guard !holdDeletions else { break }  // the remote's removal is seen again next run
             report.counts.deleted += 1
@@ -129,7 +129,7 @@ extension SyncSession {
                         uid: uid, vcard: fetched.card.serialized(), hash: fetched.hash, reason: reason,
                         remoteID: remote.id)
                 }
-                upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
+                try upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
             }
         }
     }
@@ -147,10 +147,19 @@ extension SyncSession {
     }
 
     /// Sends the local version: an update where the remote has the item, a create (If-None-Match: *) otherwise.
-    private func upload(uid: String, localCard: LazyCard, base: RemoteItemState?, remote remoteState: RemoteState) {
+    private func upload(
+        uid: String, localCard: LazyCard, base: RemoteItemState?, remote remoteState: RemoteState
+    ) throws {
         guard let card = localCard.card, let hash = localCard.stored?.hash else {
             unsettled.insert(uid)
             report.recordError("\(book.name): the stored card \(uid) cannot be read back; run `contactbox check`")
+            return
+        }
+        let refusal = try store.refusal(remoteID: remote.id, uid: uid)
+        if refusal?.hash == hash {
+            // Refused before in this very version: reported then; sent again when the contact changes.
+            unsettled.insert(uid)
+            report.stillRefused += 1
             return
         }
         let outgoing = card.converted(toVersion: book.writeVersion)
@@ -176,17 +185,29 @@ extension SyncSession {
                     case .success(let entry):
                         guard let entry else { return }
                         if isCreate { report.counts.uploaded += 1 } else { report.counts.updated += 1 }
-                        recordBase(uid: uid, entry: entry, hash: hash)
+                        recordBase(uid: uid, entry: entry, hash: hash, created: isCreate)
+                        if refusal != nil {
+                            pending.append { [self] in try store.clearRefusal(remoteID: remote.id, uid: uid) }
+                        }
                     case .failure(let error):
-                        try handleWriteFailure(error, uid: uid, href: target)
+                        try handleWriteFailure(error, uid: uid, href: target, hash: hash)
                     }
                 }
             ))
     }
 
-    /// A 412 means the remote changed since we looked: fetch it once more and decide again. Anything else that
-    /// concerns this item alone is recorded, and the run goes on.
-    private func handleWriteFailure(_ error: RemoteError, uid: String, href: String) throws {
+    /// A 412 means the remote changed since we looked: fetch it once more and decide again. A card the server
+    /// refuses is reported once with the server's reason and remembered, so that it is not an error on every pass
+    /// (`hash` is the version sent). Anything else that concerns this item alone is recorded, and the run goes on.
+    private func handleWriteFailure(_ error: RemoteError, uid: String, href: String, hash: String? = nil) throws {
+        if case .rejected = error.kind, let hash {
+            unsettled.insert(uid)
+            report.recordRefusal("\(book.name): \(uid): \(error.message)")
+            pending.append { [self] in
+                try store.recordRefusal(remoteID: remote.id, uid: uid, hash: hash, reason: error.message)
+            }
+            return
+        }
         guard error.kind == .preconditionFailed, !replanned.contains(uid) else {
             unsettled.insert(uid)
             report.recordError("\(book.name): \(uid): \(error.message)")
@@ -205,13 +226,15 @@ extension SyncSession {
         }
     }
 
-    private func recordBase(uid: String, entry: RemoteEntry, hash: String) {
+    /// Records what both sides now hold; `created` when this run created the item on the remote.
+    private func recordBase(uid: String, entry: RemoteEntry, hash: String, created: Bool = false) {
         pending.append { [self] in
             if let other = try store.remoteItem(remoteID: remote.id, href: entry.href), other.uid != uid {
                 try store.deleteRemoteItem(remoteID: remote.id, uid: other.uid)
             }
             try store.upsertRemoteItem(
-                RemoteItemState(remoteID: remote.id, uid: uid, href: entry.href, etag: entry.etag, hash: hash))
+                RemoteItemState(remoteID: remote.id, uid: uid, href: entry.href, etag: entry.etag, hash: hash),
+                created: created)
         }
     }
 

@@ -50,6 +50,9 @@ final class SyncSession {
             // Stored last: every change before the token is applied by now.
             try store.setSyncToken(feed.newToken, remoteID: remote.id)
         }
+        if !options.dryRun, let concurrency = book.learnedWriteConcurrency, concurrency != remote.writeConcurrency {
+            try store.setWriteConcurrency(concurrency, remoteID: remote.id)
+        }
         logger.info(
             "Sync finished",
             metadata: [

@@ -13,7 +13,7 @@ struct MigrationTests {
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
             try $0.string(0)
         }
-        #expect(tables == ["contacts", "history", "remote_items", "remotes", "sequence", "sync_runs"])
+        #expect(tables == ["contacts", "history", "refused_items", "remote_items", "remotes", "sequence", "sync_runs"])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)
     }

@@ -109,7 +109,7 @@ struct RadicaleSyncTests {
         #expect(try fixture.localContents() == fixture.serverContents())
     }
 
-    @Test("a card the server rejects is reported alone and the others are synced")
+    @Test("a card the server refuses is reported alone with its reason, and the others are synced")
     func rejectedCard() throws {
         let fixture = try RadicaleSyncFixture()
         // Radicale decodes base64 photos and answers 400 to a broken one.
@@ -118,9 +118,10 @@ struct RadicaleSyncTests {
             try card("fine-too", "Fine Too"),
         ])
         let report = try fixture.sync()
-        #expect(report.counts.errors == 1)
-        #expect(report.errors.first?.contains("broken") == true)
-        #expect(report.errors.first?.contains("400") == true)
+        #expect(report.counts.errors == 0)
+        #expect(report.refused.count == 1)
+        #expect(report.refused.first?.contains("broken") == true)
+        #expect(report.refused.first?.contains("400") == true)
         #expect(Set(try fixture.serverCards().keys) == ["fine", "fine-too"])
         // Fixed locally, it goes on the next run.
         try fixture.store.upsert(try card("broken", "Broken Photo", "NOTE:photo removed"), reason: "fixed")

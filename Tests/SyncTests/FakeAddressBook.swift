@@ -18,10 +18,15 @@ final class FakeAddressBook: AddressBook {
     var beforeNextWrite: [String: () -> Void] = [:]
     /// Makes every call fail, like a server that is down.
     var unavailable = false
+    /// Refuses every write to this href with this error, like a server that will not take that card.
+    var refuse: [String: RemoteError] = [:]
+    /// Leaves out of the changes since a token the items created and deleted after it, as Xandikos does.
+    let omitsCreatedThenDeleted: Bool
 
-    init(name: String = "fake", usesTokens: Bool = true) {
+    init(name: String = "fake", usesTokens: Bool = true, omitsCreatedThenDeleted: Bool = false) {
         self.name = name
         self.usesTokens = usesTokens
+        self.omitsCreatedThenDeleted = omitsCreatedThenDeleted
     }
 
     // MARK: What a person does on the remote side
@@ -53,7 +58,9 @@ final class FakeAddressBook: AddressBook {
         if usesTokens, let token, let start = Int(token), start <= log.count {
             var latest: [String: Bool] = [:]
             for entry in log[start...] { latest[entry.href] = entry.removed }
+            let existedAtToken = Dictionary(log[..<start].map { ($0.href, !$0.removed) }) { _, later in later }
             for (href, wasRemoved) in latest.sorted(by: { $0.key < $1.key }) {
+                if omitsCreatedThenDeleted, items[href] == nil, existedAtToken[href] != true { continue }
                 if wasRemoved || items[href] == nil {
                     try removed(href)
                 } else if let item = items[href] {
@@ -123,6 +130,7 @@ final class FakeAddressBook: AddressBook {
 
     private func injectedFailure(_ href: String) throws {
         beforeNextWrite.removeValue(forKey: href)?()
+        if let error = refuse[href] { throw error }
         if let error = failNextWrite.removeValue(forKey: href) { throw error }
     }
 }

@@ -139,21 +139,6 @@ struct SyncEngineTests {
         #expect(try fixture.localContents() == book.contents)
     }
 
-    @Test("a card the remote rejects is reported alone, the rest goes, and the next run tries it again")
-    func rejectedCardIsRetried() throws {
-        let fixture = try SyncFixture()
-        let book = FakeAddressBook()
-        _ = try fixture.store.importChunk([try makeCard("ok", "Okay"), try makeCard("big", "Too Big")])
-        book.failNextWrite["big.vcf"] = RemoteError(.rejected(status: 413), "PUT big.vcf: 413")
-        let first = try fixture.sync(book)
-        #expect(first.counts.errors == 1)
-        #expect(first.errors.first?.contains("413") == true)
-        #expect(Set(book.contents.keys) == ["ok"])
-        let second = try fixture.sync(book)
-        #expect(second.counts.uploaded == 1)
-        #expect(Set(book.contents.keys) == ["ok", "big"])
-    }
-
     @Test("a remote that goes down mid-run fails the run; the next run completes with no duplicate")
     func interruptedRunResumes() throws {
         let fixture = try SyncFixture()

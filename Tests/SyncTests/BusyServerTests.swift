@@ -1,0 +1,79 @@
+import HTTP
+import Logging
+import Sync
+import Testing
+import VCard
+
+@testable import CardDAV
+
+/// A server that takes one write at a time: of the writes that overlap, the first goes through and the others are
+/// answered 423 Locked, as Xandikos does while it commits a write to git.
+final class LockingTransport: DAVTransport {
+    private(set) var concurrencySeen: [Int] = []
+    private(set) var stored: Set<String> = []
+    var retryAfter: String?
+
+    func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse {
+        HTTPResponse(status: 500, headers: [], url: request.url)
+    }
+
+    func sendAll(
+        _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
+        completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
+    ) throws {
+        let width = maxConcurrent ?? 4
+        concurrencySeen.append(width)
+        for (index, request) in requests.enumerated() {
+            let inFlightFirst = index % width == 0
+            var headers = [HTTPHeader("ETag", "\"\(stored.count)\"")]
+            if let retryAfter { headers.append(HTTPHeader("Retry-After", retryAfter)) }
+            if inFlightFirst { stored.insert(request.url) }
+            let status = inFlightFirst ? 201 : 423
+            try completion(index, .success((HTTPResponse(status: status, headers: headers, url: request.url), [])))
+        }
+    }
+}
+
+@Suite("Writes to a server that is busy")
+struct BusyServerTests {
+    func makeBook(_ transport: LockingTransport, concurrency: Int = 4, retry: RetryPolicy = .immediate())
+        -> CardDAVAddressBook
+    {
+        let client = CardDAVClient(transport: transport, logger: Logger(label: "test"))
+        let info = AddressBookInfo(
+            url: "http://127.0.0.1:1/book/", displayName: nil, supportsSyncCollection: true,
+            supportedVersions: ["3.0"], ctag: nil)
+        return CardDAVAddressBook(
+            name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
+    }
+
+    @Test("423 Locked is waited out within the pass: every write lands, and the concurrency halves to what it takes")
+    func lockedWritesLand() throws {
+        let transport = LockingTransport()
+        let book = makeBook(transport)
+        let writes = try (0..<70).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
+        let results = book.perform(writes)
+        #expect(results.allSatisfy { (try? $0.get()) != nil })
+        #expect(transport.stored.count == 70)
+        #expect(transport.concurrencySeen == [4, 2, 1])
+        #expect(book.learnedWriteConcurrency == 1)
+
+        // A batch taken whole grows it back by one at a time.
+        let more = try (70..<80).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
+        #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
+        #expect(book.learnedWriteConcurrency == 2)
+    }
+
+    @Test("a Retry-After longer than the policy allows ends those writes as unavailable, with what was asked")
+    func longRetryAfterStops() throws {
+        let transport = LockingTransport()
+        transport.retryAfter = "3600"
+        let book = makeBook(transport, concurrency: 2)
+        let results = book.perform(try (0..<4).map { RemoteWrite.create(try makeCard("v\($0)", "V \($0)")) })
+        let failures = results.compactMap { result -> RemoteError? in
+            if case .failure(let error) = result { error } else { nil }
+        }
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { $0.kind == .unavailable(retryAfter: 3600) && $0.message.contains("3600 s") })
+    }
+}

@@ -1,0 +1,78 @@
+import ContactStore
+import Testing
+
+@testable import Sync
+
+@Suite("What real servers do: deletions left out of a delta, refused cards")
+struct ServerBehaviourTests {
+    @Test(
+        "a card this box created and someone deleted before the next sync is deleted here, on a server that leaves it out of the changes"
+    )
+    func createdThenDeletedOnTheServer() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook(omitsCreatedThenDeleted: true)
+        _ = try fixture.store.importChunk((0..<20).map { try makeCard("c\($0)", "Contact \($0)") })
+        let first = try fixture.sync(book)
+        #expect(first.counts.uploaded == 20)
+
+        book.remove("c7.vcf")
+        let second = try fixture.sync(book)
+        #expect(second.counts.deleted == 1)
+        #expect(try fixture.store.contact(uid: "c7")?.deleted == true)
+        let remote = try #require(try fixture.store.remote(named: "fake"))
+        #expect(try fixture.store.remoteItemCount(remoteID: remote.id) == 19)
+        #expect(try fixture.localContents() == book.contents)
+
+        // Later deletions still arrive as deletions, and a sync with nothing to do deletes nothing.
+        book.remove("c8.vcf")
+        #expect(try fixture.sync(book).counts.deleted == 1)
+        #expect(try fixture.sync(book).counts == SyncCounts())
+        #expect(try fixture.localContents() == book.contents)
+    }
+
+    @Test("the check needs the created items: what this box did not create is not taken for deleted")
+    func onlyCreatedItemsAreChecked() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook(omitsCreatedThenDeleted: true)
+        book.put(cardText("r1", "Remote one"), at: "r1.vcf")
+        _ = try fixture.store.importChunk([try makeCard("l1", "Local one")])
+        try fixture.sync(book)
+        book.put(cardText("r2", "Remote two"), at: "r2.vcf")
+        let report = try fixture.sync(book)
+        #expect(report.counts.deleted == 0)
+        #expect(report.counts.downloaded == 1)
+        #expect(Set(try fixture.localContents().keys) == ["r1", "r2", "l1"])
+        #expect(try fixture.localContents() == book.contents)
+    }
+
+    @Test("a card the server refuses is reported once with the reason, is no error, and is sent again once edited")
+    func refusedCardReportedOnce() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        _ = try fixture.store.importChunk([try makeCard("ok", "Fine"), try makeCard("bad", "Refused")])
+        book.refuse["bad.vcf"] = RemoteError(.rejected(status: 415), "PUT /bad.vcf: 415 Unsupported Media Type")
+
+        let first = try fixture.sync(book)
+        #expect(first.outcome == .ok)
+        #expect(first.counts.uploaded == 1)
+        #expect(first.counts.errors == 0)
+        #expect(first.refused.count == 1)
+        #expect(first.refused.first?.contains("415 Unsupported Media Type") == true)
+        let remoteID = try #require(try fixture.store.remote(named: "fake")).id
+        #expect(try fixture.store.refusals(remoteID: remoteID).map(\.uid) == ["bad"])
+
+        let creates = book.calls["create"] ?? 0
+        let second = try fixture.sync(book)
+        #expect(second.refused.isEmpty)
+        #expect(second.stillRefused == 1)
+        #expect(second.counts.errors == 0)
+        #expect(book.calls["create"] ?? 0 == creates)  // the same version is not sent again
+
+        try fixture.store.upsert(try makeCard("bad", "Refused", note: "fixed"), reason: "edited")
+        book.refuse["bad.vcf"] = nil
+        let third = try fixture.sync(book)
+        #expect(third.counts.uploaded == 1)
+        #expect(try fixture.store.refusals(remoteID: remoteID).isEmpty)
+        #expect(try fixture.localContents() == book.contents)
+    }
+}

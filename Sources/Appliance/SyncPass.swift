@@ -139,6 +139,9 @@ public final class SyncPass {
         board.record(
             report.outcome == .ok && counts.errors == 0 ? "info" : "warning",
             report.message.map { summary + ". " + $0 } ?? summary)
+        // Each refusal once per version of the card: the server's reason is what a person needs to fix it.
+        for line in report.refused { board.record("warning", "refused by the server: \(line)") }
+        for line in report.notes { board.record("notice", line) }
     }
 
     private func classify(_ report: SyncReport, remote: String) -> Result {

@@ -41,6 +41,18 @@ public struct RemoteCard: Sendable {
     }
 
     public var uid: String { card.uid ?? "" }
+
+    /// The same item under another identity: a second card with a UID already taken on the remote.
+    func withUID(_ uid: String) -> RemoteCard {
+        var card = card
+        card.setUID(uid)
+        return RemoteCard(href: href, etag: etag, card: card)
+    }
+
+    /// The identity of a second card with `uid` at `href`: the same on every run.
+    static func duplicateUID(_ uid: String, href: String) -> String {
+        Card.stableUID(forLocation: uid + "\n" + href)
+    }
 }
 
 /// What changed in a remote since a sync token, streamed to the caller in bounded memory.

@@ -42,6 +42,8 @@ public struct SyncReport: Sendable {
     /// Cards the remote refused in this run (400, 403, 413, 415, 422), one line each with the server's reason. A
     /// refusal is about that card alone: it is no error of the sync, and it is reported once per version.
     public var refused: [String] = []
+    /// What the run did that a person should know of, though nothing failed (a duplicate UID kept apart).
+    public var notes: [String] = []
     /// Contacts left unsent because the remote refused that same version before.
     public var stillRefused = 0
     public var message: String?
@@ -66,6 +68,10 @@ public struct SyncReport: Sendable {
         outcome = .failed
         message = error.message
         failure = error
+    }
+
+    mutating func recordNote(_ message: String) {
+        if notes.count < Self.errorLimit { notes.append(message) }
     }
 
     mutating func recordRefusal(_ message: String) {

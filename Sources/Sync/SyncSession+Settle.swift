@@ -13,12 +13,21 @@ enum RemoteState {
 extension SyncSession {
     /// One item the remote added or changed.
     func settleFetched(_ fetched: RemoteCard) throws {
-        let uid = fetched.uid
-        if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != uid {
-            // The item at this place now carries another identity: the old one has left the remote.
-            try settle(uid: previous.uid, base: previous, local: try store.contact(uid: previous.uid), remote: .removed)
+        var fetched = fetched
+        if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != fetched.uid {
+            if previous.uid == RemoteCard.duplicateUID(fetched.uid, href: fetched.href) {
+                fetched = fetched.withUID(previous.uid)  // a second card with a taken UID, kept apart before
+            } else {
+                // The item at this place now carries another identity: the old one has left the remote.
+                try settle(
+                    uid: previous.uid, base: previous, local: try store.contact(uid: previous.uid), remote: .removed)
+            }
         }
+        let uid = fetched.uid
         var base = try store.remoteItem(remoteID: remote.id, uid: uid)
+        if base == nil, let seen = chunkItems[uid] {
+            base = seen  // settled earlier in this chunk, not committed yet
+        }
         if let known = base, known.href != fetched.href {
             if try store.listingHasRemoval(known.href) {
                 base?.href = fetched.href  // moved on the server
@@ -26,16 +35,20 @@ extension SyncSession {
                 return try settleDuplicate(fetched, of: known)
             }
         }
+        chunkItems[uid] = RemoteItemState(
+            remoteID: remote.id, uid: uid, href: fetched.href, etag: fetched.etag, hash: fetched.hash)
         try settle(uid: uid, base: base, local: try store.contact(uid: uid), remote: .fetched(fetched))
     }
 
-    /// Two hrefs, one UID: merged only when the second holds exactly what is synced already.
+    /// Two hrefs, one UID: merged only when the second holds exactly what is synced already; otherwise the second
+    /// is kept as a contact of its own, under an identity derived from its UID and place.
     private func settleDuplicate(_ fetched: RemoteCard, of known: RemoteItemState) throws {
         guard fetched.hash == known.hash else {
-            report.recordError(
+            let copy = fetched.withUID(RemoteCard.duplicateUID(fetched.uid, href: fetched.href))
+            report.recordNote(
                 "\(book.name): UID \(known.uid) is at two places, \(known.href) and \(fetched.href), with different"
-                    + " content; left both alone")
-            return
+                    + " content; the second is kept as a contact of its own (UID \(copy.uid))")
+            return try settleFetched(copy)
         }
         logger.info("Merging a duplicate on the remote", metadata: ["sync.href": "\(fetched.href)"])
         writes.append(

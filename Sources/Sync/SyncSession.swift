@@ -24,6 +24,9 @@ final class SyncSession {
     /// UIDs whose change did not reach the remote in this run (an error, or a held deletion): the local watermark
     /// must stay below them so that the next run tries again.
     var unsettled: Set<String> = []
+    /// Items fetched in the current chunk, by UID: their saved state is committed only with the chunk, and two
+    /// cards with one UID in one chunk must still be told apart.
+    var chunkItems: [String: RemoteItemState] = [:]
 
     init(
         store: ContactStore, book: AddressBook, remote: Remote, options: SyncOptions, logger: Logger,
@@ -207,6 +210,7 @@ final class SyncSession {
             }
         }
         writes.removeAll()
+        chunkItems.removeAll(keepingCapacity: true)
         let work = pending
         pending.removeAll()
         if !options.dryRun, !work.isEmpty {

@@ -87,11 +87,13 @@ struct SyncCommand: ParsableCommand {
         let seconds = Double(monotonicMillis() - started) / 1000
         print(Self.summary(report, seconds: seconds, dryRun: dryRun))
         for line in report.errors { Terminal.note("  \(line)") }
+        for line in report.refused { Terminal.note("  refused: \(line)") }
+        for line in report.notes { Terminal.note("  \(line)") }
         if let message = report.message { Terminal.note("  \(message)") }
         switch report.outcome {
         case .failed: return report.failure.map(Self.exitCode(for:)) ?? Exit.temporaryFailure
         case .needsConfirmation: return Exit.needsConfirmation
-        default: return report.counts.errors > 0 ? Exit.findings : .success
+        default: return report.counts.errors > 0 || !report.refused.isEmpty ? Exit.findings : .success
         }
     }
 
@@ -106,7 +108,14 @@ struct SyncCommand: ParsableCommand {
             }
         return "\(report.remote): \(outcome): \(counts.uploaded) uploaded, \(counts.downloaded) downloaded, "
             + "\(counts.updated) updated, \(counts.deleted) deleted, \(counts.conflicts) conflicts, "
-            + "\(counts.errors) errors (\(seconds.formatted(decimals: 1)) s)"
+            + "\(counts.errors) errors" + refusals(report) + " (\(seconds.formatted(decimals: 1)) s)"
+    }
+
+    /// ", 2 refused by the server (1 still as before)": cards the server will not take, which are no errors.
+    static func refusals(_ report: SyncReport) -> String {
+        guard !report.refused.isEmpty || report.stillRefused > 0 else { return "" }
+        let still = report.stillRefused > 0 ? " (\(report.stillRefused) unchanged since refused)" : ""
+        return ", \(report.refused.count + report.stillRefused) refused by the server\(still)"
     }
 
     static func exitCode(for error: RemoteError) -> ExitCode {

@@ -75,4 +75,35 @@ struct ServerBehaviourTests {
         #expect(try fixture.store.refusals(remoteID: remoteID).isEmpty)
         #expect(try fixture.localContents() == book.contents)
     }
+
+    @Test("two server cards with one UID and different content are both kept, the second under a derived UID")
+    func duplicateUIDsBothKept() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        book.put(cardText("same", "Anna First"), at: "a.vcf")
+        book.put(cardText("same", "Anna Second"), at: "b.vcf")
+        let first = try fixture.sync(book)
+        #expect(first.counts.downloaded == 2)
+        #expect(first.counts.errors == 0)
+        #expect(first.notes.count == 1)
+        #expect(first.notes.first?.contains("a.vcf and b.vcf") == true)
+        var contacts: [String: String] = [:]
+        try fixture.store.forEachContact { contacts[$0.displayName] = $0.uid }
+        #expect(Set(contacts.keys) == ["Anna First", "Anna Second"])
+        #expect(contacts["Anna First"] == "same")
+        let derived = try #require(contacts["Anna Second"])
+        #expect(derived.hasPrefix("contactbox-"))
+
+        // Stable: nothing moves on the next runs, on either side.
+        let second = try fixture.sync(book)
+        #expect(second.counts == SyncCounts())
+        #expect(book.items.count == 2)
+
+        // An edit of the second on the server reaches its own contact, not the first.
+        book.put(cardText("same", "Anna Second", note: "edited"), at: "b.vcf")
+        let third = try fixture.sync(book)
+        #expect(third.counts.updated == 1)
+        #expect(try fixture.store.contact(uid: "same")?.vcard.contains("edited") == false)
+        #expect(try fixture.store.contact(uid: derived)?.vcard.contains("NOTE:edited") == true)
+    }
 }

@@ -60,13 +60,21 @@ public final class SyncPass {
         let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
         let engine = SyncEngine(store: store, logger: logger)
         var worst = Result(state: .idle, schedule: .done)
-        for remote in configuration.remotes {
-            if shouldStop() { break }
-            board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
-            let outcome = sync(
-                remote, configuration.sync, request: request, factory: factory, engine: engine,
-                shouldStop: shouldStop)
-            if outcome.state.severity > worst.state.severity { worst = outcome }
+        let remotes = configuration.remotes
+        do {
+            try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
+                let remote = remotes[index]
+                if shouldStop() { return false }
+                board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
+                let outcome = sync(
+                    remote, configuration.sync, request: request, factory: factory, engine: engine,
+                    shouldStop: shouldStop)
+                if outcome.state.severity > worst.state.severity { worst = outcome }
+                return outcome.state == .idle && !shouldStop()
+            }
+        } catch {
+            let reason = "The contact store failed: \(error)"
+            worst = Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
         }
         let contacts = (try? store.count()) ?? board.update { $0.contacts }
         board.update {

@@ -48,9 +48,10 @@ struct SyncCommand: ParsableCommand {
         let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(contactboxVersion)")
         let engine = SyncEngine(store: store, logger: logger)
         var exit = ExitCode.success
-        for remoteConfiguration in remotes {
-            let code = try sync(remoteConfiguration, configuration.sync, factory: factory, engine: engine)
+        try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
+            let code = try sync(remotes[index], configuration.sync, factory: factory, engine: engine)
             exit = Self.worse(exit, code)
+            return code == .success || code == Exit.findings
         }
         if exit != .success { throw exit }
     }

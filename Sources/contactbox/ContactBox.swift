@@ -17,7 +17,8 @@ struct ContactBox: ParsableCommand {
             """,
         version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
-            RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self, ExportCommand.self,
+            RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self,
+            ExportCommand.self,
             ListCommand.self, ShowCommand.self, CheckCommand.self, CheckConfigCommand.self,
         ]
     )

@@ -62,6 +62,31 @@ struct SyncCommandTests {
         #expect(discovered.stdout.contains("sync-collection"))
     }
 
+    @Test("with three remotes, a contact added in the last reaches the other two in one sync")
+    func threeRemotesOnePass() throws {
+        let work = try Workspace()
+        let server = try RadicaleServer()
+        try server.createAddressBook()
+        let config = try configure(work, server: server)
+        try FileManager.default.createDirectory(atPath: work.path + "/usb", withIntermediateDirectories: true)
+        try
+            (try String(contentsOfFile: config, encoding: .utf8)
+            + "[[remote]]\nname = \"usb\"\nkind = \"vdir\"\nfolder = \"\(work.path)/usb\"\n")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try contactbox(["sync", "--config", config]).status == 0)
+
+        _ = try work.file("usb/stick.vcf", card("stick", "Stefan Stick"))
+        let result = try contactbox(["sync", "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let onServer = try server.request("GET", server.addressBookURL() + "stick.vcf")
+        #expect(onServer.status == 200 && onServer.body.contains("FN:Stefan Stick"))
+        #expect(try work.read("nas/stick.vcf").contains("FN:Stefan Stick"))
+        // The follow-up turns: the two remotes before the stick, once each.
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("radicale: synced") }.count == 2)
+        #expect(lines.filter { $0.hasPrefix("usb: synced") }.count == 1)
+    }
+
     @Test("held deletions exit 10 until --confirm-deletions; a wrong password exits 77 without showing it")
     func exitCodes() throws {
         let work = try Workspace()

@@ -42,6 +42,16 @@ public struct RemoteCard: Sendable {
 
     public var uid: String { card.uid ?? "" }
 
+    /// Why the card was carried opaque, for the run's notes; nil for a card read.
+    public private(set) var unreadable: String?
+
+    /// An item no reader understands: kept as it is, its identity from its UID line, else from its href.
+    public init(opaque text: String, href: String, etag: String, why: String) {
+        let uid = Card.uidLine(in: text) ?? Card.stableUID(forLocation: href)
+        self.init(href: href, etag: etag, card: Card(opaque: text, uid: uid))
+        unreadable = why
+    }
+
     /// The same item under another identity: a second card with a UID already taken on the remote.
     func withUID(_ uid: String) -> RemoteCard {
         var card = card

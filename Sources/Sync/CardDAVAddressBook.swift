@@ -94,7 +94,7 @@ public final class CardDAVAddressBook: AddressBook {
             case .failed(let error):
                 try body(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
             case .card(let text):
-                try body(RemoteCard.parse(text, href: href, etag: item.etag ?? "", remote: name))
+                try body(.success(RemoteCard(reading: text, href: href, etag: item.etag ?? "")))
             }
         }
     }
@@ -285,16 +285,13 @@ extension RemoteError {
 }
 
 extension RemoteCard {
-    /// Reads one fetched card.
-    static func parse(_ text: String, href: String, etag: String, remote: String) -> Result<RemoteCard, RemoteError> {
+    /// Reads one fetched item; one that does not read as a card is carried opaque (`Card+Opaque.swift`), with why.
+    public init(reading text: String, href: String, etag: String) {
         var reader = CardReader(text: text)
         switch reader.next() {
-        case .success(let parsed):
-            return .success(RemoteCard(href: href, etag: etag, parsed: parsed))
-        case .failure(let error):
-            return .failure(RemoteError(.rejected(status: 0), "\(remote): \(href): \(error)"))
-        case nil:
-            return .failure(RemoteError(.rejected(status: 0), "\(remote): \(href): no card in the item"))
+        case .success(let parsed): self.init(href: href, etag: etag, parsed: parsed)
+        case .failure(let error): self.init(opaque: text, href: href, etag: etag, why: "\(error)")
+        case nil: self.init(opaque: text, href: href, etag: etag, why: "no card in the item")
         }
     }
 }

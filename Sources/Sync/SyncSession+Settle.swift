@@ -13,6 +13,9 @@ enum RemoteState {
 extension SyncSession {
     /// One item the remote added or changed.
     func settleFetched(_ fetched: RemoteCard) throws {
+        if let why = fetched.unreadable {
+            report.recordNote("\(book.name): \(fetched.href) cannot be read (\(why)); kept as it is, as unreadable")
+        }
         var fetched = fetched
         if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != fetched.uid {
             if previous.uid == RemoteCard.duplicateUID(fetched.uid, href: fetched.href) {
@@ -283,8 +286,7 @@ final class LazyCard {
 
     var card: Card? {
         if let parsed { return parsed }
-        var reader = CardReader(text: stored?.vcard ?? "")
-        let card = stored.flatMap { _ in try? reader.next()?.get().card }
+        let card = stored.map { Card.stored($0.vcard, uid: $0.uid) }
         parsed = .some(card)
         return card
     }

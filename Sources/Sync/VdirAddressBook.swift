@@ -54,7 +54,14 @@ public final class VdirAddressBook: AddressBook {
             // and lose an edit.
             guard let etag = try etag(of: href) else { continue }
             guard let result = try readCard(href) else { continue }
-            try body(result.map { RemoteCard(href: href, etag: etag, parsed: $0) })
+            try body(
+                result.flatMap { read in
+                    switch read {
+                    case .card(let parsed): .success(RemoteCard(href: href, etag: etag, parsed: parsed))
+                    case .opaque(let text, let why):
+                        .success(RemoteCard(opaque: text, href: href, etag: etag, why: why))
+                    }
+                })
         }
     }
 
@@ -110,8 +117,15 @@ public final class VdirAddressBook: AddressBook {
         try syncFolder()
     }
 
-    /// The first and only card of a file; nil when the file is gone.
-    private func readCard(_ href: String) throws -> Result<ParsedCard, RemoteError>? {
+    /// What a file holds: its one card, or text no reader understands, carried as it is.
+    enum FileContent {
+        case card(ParsedCard)
+        case opaque(String, why: String)
+    }
+
+    /// The first and only card of a file; nil when the file is gone. A file whose card does not read is carried
+    /// opaque; one that cannot be opened, is too large, or holds several cards is an error of that file.
+    private func readCard(_ href: String) throws -> Result<FileContent, RemoteError>? {
         let location = path(href)
         var reader: CardReader
         do {
@@ -124,7 +138,10 @@ public final class VdirAddressBook: AddressBook {
         let first: ParsedCard
         switch reader.next() {
         case nil:
+            // Blank: nothing to keep (often a file still being written).
             return .failure(RemoteError(.rejected(status: 0), "\(location):1: the file holds no vCard"))
+        case .failure(let error) where error.code != .cardTooLarge && error.code != .unreadableInput:
+            return opaque(location, why: "line \(error.line): \(error.message)")
         case .failure(let error):
             return .failure(RemoteError(.rejected(status: 0), "\(location):\(error.line): \(error.message)"))
         case .success(let parsed):
@@ -144,7 +161,15 @@ public final class VdirAddressBook: AddressBook {
         }
         // A card without UID gets a stable one from its href, the file name (RemoteCard), not the full path:
         // the folder may be mounted elsewhere next time.
-        return .success(first)
+        return .success(.card(first))
+    }
+
+    private func opaque(_ location: String, why: String) -> Result<FileContent, RemoteError> {
+        do {
+            return .success(.opaque(Card.opaqueText(try CardReader.bytes(ofFile: location)), why: why))
+        } catch {
+            return .failure(RemoteError(.rejected(status: 0), "\(location): \(error.message)"))
+        }
     }
 
     private static func severalCards(_ location: String, line: Int) -> RemoteError {

@@ -13,6 +13,7 @@ extension Card {
     /// `UID`, `VERSION`, line folding, property or parameter order, letter case of names, escaping, or the way an
     /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
     public var contentHash: String {
+        if let opaqueText { return sha256Hex(Array(("opaque\n" + opaqueText).utf8)) }
         let lines = properties.compactMap(Self.normalisedLine).sorted()
         return sha256Hex(Array(lines.joined(separator: "\n").utf8))
     }

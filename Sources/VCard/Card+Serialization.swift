@@ -2,6 +2,7 @@ extension Card {
     /// The card as vCard text: CRLF line ends, lines folded at 75 octets (RFC 6350 3.2), never inside a UTF-8
     /// sequence. A card read from canonical text serialises back to the same bytes.
     public func serialized() -> String {
+        if let opaqueText { return opaqueText }
         var output: [UInt8] = []
         output.reserveCapacity(256)
         output += Array("BEGIN:VCARD\r\n".utf8)

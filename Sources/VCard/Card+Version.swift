@@ -3,7 +3,7 @@ extension Card {
     /// 3.0). Inline `data:` photos become `ENCODING=b;TYPE=...` values, which 3.0-only servers keep (Radicale drops
     /// the image of a 4.0 `PHOTO:data:` value: SERVER-QUIRKS.md). Other properties pass through unchanged.
     public func converted(toVersion version: String) -> Card {
-        guard version == "3.0", self.version != "3.0" else { return self }
+        guard version == "3.0", self.version != "3.0", opaqueText == nil else { return self }
         var card = self
         for index in card.properties.indices {
             if card.properties[index].isNamed("VERSION") {

@@ -7,6 +7,8 @@
 /// Identity is the `UID`; `contentHash` tells whether two versions say the same thing.
 public struct Card: Sendable, Equatable {
     public var properties: [Property]
+    /// The text of a card that no reader understands, carried as it is (`Card+Opaque.swift`); nil for a card read.
+    public internal(set) var opaqueText: String?
 
     public init(properties: [Property]) {
         self.properties = properties
@@ -31,7 +33,7 @@ public struct Card: Sendable, Equatable {
     }
 
     /// The formatted name, unescaped, for lists and logs.
-    public var displayName: String { first("FN")?.text ?? "" }
+    public var displayName: String { isOpaque ? Self.unreadableName : first("FN")?.text ?? "" }
 
     /// A fresh random UID: a version 4 UUID (RFC 9562 5.4), from the kernel's random generator.
     public static func makeUID() -> String {

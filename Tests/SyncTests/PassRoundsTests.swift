@@ -43,7 +43,8 @@ struct PassRoundsTests {
 
         var rounds = 0
         var seq: Int64 = 0
-        try PassRounds.run(count: 2, storeSeq: { seq }) { _, round in
+        let storeSeq = { seq }
+        try PassRounds.run(count: 2, storeSeq: storeSeq) { _, round in
             rounds = round
             seq += 1  // every turn changes the store: the pass still ends
             return true

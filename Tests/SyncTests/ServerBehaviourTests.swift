@@ -1,4 +1,6 @@
 import ContactStore
+import Foundation
+import TestSupport
 import Testing
 
 @testable import Sync
@@ -105,5 +107,68 @@ struct ServerBehaviourTests {
         #expect(third.counts.updated == 1)
         #expect(try fixture.store.contact(uid: "same")?.vcard.contains("edited") == false)
         #expect(try fixture.store.contact(uid: derived)?.vcard.contains("NOTE:edited") == true)
+    }
+}
+
+@Suite("Cards no reader understands are carried as they are")
+struct OpaqueItemTests {
+    /// No END:VCARD: the one thing a lenient reader still cannot read.
+    static let broken = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:broken-1\r\nFN:Half A Card\r\nTEL:+49 30 1234\r\n"
+
+    @Test("an unreadable card is kept byte for byte, listed as unreadable, copied to the other remotes, and no error")
+    func unreadableCardTravels() throws {
+        let fixture = try SyncFixture()
+        let cloud = FakeAddressBook(name: "cloud")
+        let nas = FakeAddressBook(name: "nas", usesTokens: false)
+        cloud.put(Self.broken, at: "broken.vcf")
+        cloud.put(cardText("fine", "Fine Person"), at: "fine.vcf")
+
+        let first = try fixture.sync(cloud)
+        #expect(first.counts.downloaded == 2)
+        #expect(first.counts.errors == 0)
+        #expect(first.notes.count == 1)
+        #expect(first.notes.first?.contains("broken.vcf cannot be read") == true)
+        let stored = try #require(try fixture.store.contact(uid: "broken-1"))
+        #expect(stored.vcard == Self.broken)
+        #expect(stored.displayName == "(unreadable)")
+        #expect(try fixture.store.check().isEmpty)
+
+        let toNas = try fixture.sync(nas)
+        #expect(toNas.counts.uploaded == 2)
+        #expect(nas.items["broken-1.vcf"]?.text == Self.broken)
+
+        // Not an error on every pass: the next syncs have nothing to say.
+        let again = try fixture.sync(cloud)
+        #expect(again.counts == SyncCounts())
+        #expect(again.notes.isEmpty)
+        #expect(try fixture.sync(nas).counts == SyncCounts())
+    }
+
+    @Test("an unreadable card without UID gets a stable identity from its place")
+    func identityFromHref() throws {
+        let fixture = try SyncFixture()
+        let cloud = FakeAddressBook(name: "cloud")
+        cloud.put("BEGIN:VCARD\r\nFN:No End And No UID\r\n", at: "odd.vcf")
+        try fixture.sync(cloud)
+        try fixture.sync(cloud)
+        #expect(try fixture.store.count() == 1)
+        var uids: [String] = []
+        try fixture.store.forEachContact { uids.append($0.uid) }
+        #expect(uids.first?.hasPrefix("contactbox-") == true)
+    }
+
+    @Test("a folder file that holds no readable card is carried as it is, bytes that are not UTF-8 included")
+    func unreadableFile() throws {
+        let fixture = try SyncFixture()
+        let folder = try TemporaryDirectory()
+        let nas = try VdirAddressBook(name: "nas", folder: folder.path, createIfMissing: false)
+        let bytes: [UInt8] = Array("BEGIN:VCARD\r\nUID:latin\r\nFN:Ren".utf8) + [0xE9] + Array("e\r\n".utf8)
+        #expect(FileManager.default.createFile(atPath: folder.path + "/latin.vcf", contents: Data(bytes)))
+        let report = try fixture.engine.sync(nas, kind: .vdir, url: folder.path, options: SyncOptions())
+        #expect(report.counts.downloaded == 1)
+        #expect(report.counts.errors == 0)
+        let stored = try #require(try fixture.store.contact(uid: "latin"))
+        #expect(stored.displayName == "(unreadable)")
+        #expect(stored.vcard.unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) } == bytes)
     }
 }

@@ -26,6 +26,8 @@ let package = Package(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
+            name: "CPSL", path: "Sources/CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(
             name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(
@@ -42,7 +44,7 @@ let package = Package(
         .target(name: "VCard", dependencies: ["CCrypto"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
-        .target(name: "HTTP", dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "HTTP", dependencies: ["CCurl", "CPSL", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(

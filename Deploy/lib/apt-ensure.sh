@@ -6,7 +6,7 @@
 
 # What `swift build` needs: the C libraries of Package.swift's shim modules.
 # shellcheck disable=SC2034 # used by the scripts that source this file
-BUILD_PACKAGES=(libsqlite3-dev libcurl4-openssl-dev libssl-dev libgpiod-dev libmicrohttpd-dev libxml2-dev pkg-config)
+BUILD_PACKAGES=(libsqlite3-dev libcurl4-openssl-dev libssl-dev libpsl-dev libgpiod-dev libmicrohttpd-dev libxml2-dev pkg-config)
 
 apt_ensure() {
     local pkg missing=()

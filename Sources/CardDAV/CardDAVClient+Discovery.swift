@@ -29,16 +29,16 @@ extension CardDAVClient {
             if properties.isAddressBook {
                 return [Self.bookInfo(response, base: base)]
             }
-            homeSets = properties.addressBookHomeSet.map { DAVURL.resolve($0, against: base) }
-            principal = properties.currentUserPrincipal.map { DAVURL.resolve($0, against: base) }
+            homeSets = confined(properties.addressBookHomeSet.map { DAVURL.resolve($0, against: base) }, to: url)
+            principal = confined(properties.currentUserPrincipal.map { DAVURL.resolve($0, against: base) }, to: url)
             if !homeSets.isEmpty || principal != nil { break }
         }
         if homeSets.isEmpty, let principal {
             let found = try propfindSelf(principal, properties: ["C:addressbook-home-set"])
-            homeSets =
+            homeSets = confined(
                 found.map { base, response in
                     response.properties.addressBookHomeSet.map { DAVURL.resolve($0, against: base) }
-                } ?? []
+                } ?? [], to: url)
         }
         guard !homeSets.isEmpty else {
             throw CardDAVError(.notFound, "no CardDAV address book found at \(DAVURL.path(of: url))")
@@ -53,10 +53,28 @@ extension CardDAVClient {
             }
             for member in members {
                 let book = Self.bookInfo(member, base: response.url)
+                guard confined(book.url, to: url) != nil else { continue }
                 if !books.contains(where: { DAVURL.sameResource($0.url, book.url) }) { books.append(book) }
             }
         }
         return books
+    }
+
+    /// The URLs a server names in discovery that the origin policy lets credentials go to; the others are left
+    /// out with a warning (a server must not send the box's password to another site by naming it).
+    private func confined(_ urls: [String], to origin: String) -> [String] {
+        urls.filter { confined($0, to: origin) != nil }
+    }
+
+    private func confined(_ candidate: String?, to origin: String) -> String? {
+        guard let candidate else { return nil }
+        if let refusal = OriginPolicy.refusal(from: origin, to: candidate) {
+            logger.warning(
+                "Discovery: a URL the server named is left out",
+                metadata: ["carddav.url": "\(redactingUserInfo(candidate))", "carddav.reason": "\(refusal)"])
+            return nil
+        }
+        return candidate
     }
 
     /// A PROPFIND with depth 0; the response for the URL itself (or the only one) and the effective URL to

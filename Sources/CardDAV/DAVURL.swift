@@ -84,7 +84,7 @@ public enum DAVURL {
     }
 
     /// "https://host:8443/a/b?q" -> ("https://host:8443", "/a/b?q"); user info stays out of both.
-    private static func split(_ url: String) -> (origin: String, path: String) {
+    static func split(_ url: String) -> (origin: String, path: String) {
         guard let schemeEnd = url.firstRange(of: "://") else { return ("", url) }
         let authorityStart = schemeEnd.upperBound
         let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex

@@ -252,7 +252,10 @@ extension HTTPClient {
         guard let target = (easy.info(CURLINFO_REDIRECT_URL) as String?).map(redactingUserInfo) else {
             return .done(.failure(HTTPError(.protocolError, "A redirect without a usable Location", url: transfer.url)))
         }
-        transfer.redirect(status: context.status, to: target)
+        if let refused = transfer.redirect(status: context.status, to: target) {
+            logger.warning("Redirect refused", metadata: ["http.error": "\(refused.message)"])
+            return .done(.failure(refused))
+        }
         return .again
     }
 }

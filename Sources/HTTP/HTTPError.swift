@@ -17,6 +17,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case aborted
         /// The server broke HTTP: a malformed reply, no reply, too many redirects.
         case protocolError
+        /// A redirect to a place the origin policy keeps credentials and contacts from (`OriginPolicy`).
+        case refusedRedirect
         case other
     }
 
@@ -76,7 +78,7 @@ extension HTTPError {
 }
 
 /// `scheme://user:password@host/path` becomes `scheme://host/path`; anything else is returned as is.
-func redactingUserInfo(_ url: String) -> String {
+public func redactingUserInfo(_ url: String) -> String {
     guard let schemeEnd = url.firstRange(of: "://") else { return url }
     let authorityStart = schemeEnd.upperBound
     let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex

@@ -1,3 +1,5 @@
+import CPSL
+
 /// What a followed redirect does to the request: pure decisions, tested without a network.
 enum RedirectPolicy {
     /// Statuses followed (RFC 9110 15.4); 300 and 304 are not redirects to follow.
@@ -14,33 +16,41 @@ enum RedirectPolicy {
         return (method, true)
     }
 
-    /// Whether credentials meant for `origin` may be sent to `target`: the same scheme, host and port,
-    /// or a host in the same parent domain (the last two labels equal: iCloud's partition redirect from
-    /// contacts.icloud.com to p42-contacts.icloud.com). Never to plain http when the origin was https.
-    static func mayForwardCredentials(from origin: URLParts, to target: URLParts) -> Bool {
-        if origin.scheme == "https" && target.scheme != "https" {
-            return false
-        }
-        if origin.scheme == target.scheme && origin.host == target.host && origin.port == target.port {
-            return true
-        }
-        guard target.scheme == origin.scheme || target.scheme == "https" else { return false }
-        guard let originDomain = parentDomain(of: origin.host), let targetDomain = parentDomain(of: target.host)
-        else { return false }
-        return originDomain == targetDomain
+}
+
+/// Where credentials and contacts may go: the configured origin (scheme, host, port), or an https host of the
+/// same site where a provider hands accounts out to partition hosts (iCloud sends contacts.icloud.com on to
+/// p42-contacts.icloud.com). The site is the registrable domain of the public suffix list (libpsl), so
+/// `a.github.io` and `b.github.io` are two sites. Never to another port, never from https to http, never to an IP
+/// literal other than the origin itself.
+public enum OriginPolicy {
+    /// Why `target` is not a place for what was meant for `origin`; nil when it is.
+    public static func refusal(from origin: String, to target: String) -> String? {
+        guard let from = URLParts(origin), let to = URLParts(target) else { return "it is not an absolute URL" }
+        return refusal(from: from, to: to)
     }
 
-    /// The last two labels of a DNS name; nil for IP literals and single-label names, which have no parent
-    /// domain to share.
-    static func parentDomain(of host: String) -> String? {
-        if host.hasPrefix("[") || host.contains(":") {
+    static func refusal(from origin: URLParts, to target: URLParts) -> String? {
+        if origin.scheme == "https" && target.scheme != "https" { return "it goes from https to plain http" }
+        if origin.scheme == target.scheme && origin.host == target.host && origin.port == target.port { return nil }
+        if origin.port != target.port || origin.scheme != target.scheme { return "it goes to another port" }
+        guard origin.scheme == "https" else { return "it goes to another host over plain http" }
+        guard !isIPLiteral(origin.host), !isIPLiteral(target.host) else { return "it goes to another address" }
+        guard let site = registrableDomain(origin.host), site == registrableDomain(target.host) else {
+            return "it goes to another site"
+        }
+        return nil
+    }
+
+    /// "icloud.com" for "p42-contacts.icloud.com"; nil for a public suffix itself or a single label.
+    static func registrableDomain(_ host: String) -> String? {
+        guard let psl = psl_builtin() ?? psl_latest(nil), let domain = psl_registrable_domain(psl, host) else {
             return nil
         }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }) else { return nil }
-        if labels.allSatisfy({ $0.allSatisfy(\.isNumber) }) {
-            return nil
-        }
-        return labels.suffix(2).joined(separator: ".")
+        return String(cString: domain)
+    }
+
+    static func isIPLiteral(_ host: String) -> Bool {
+        host.hasPrefix("[") || host.contains(":") || host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
     }
 }

@@ -2,7 +2,8 @@
 /// (redirects followed, whether credentials still go along, whether authentication was retried).
 final class Transfer {
     let index: Int
-    let origin: URLParts?
+    /// The URL the caller asked for: where the request's credentials and body may go (`OriginPolicy`).
+    let origin: String
     var method: String
     var url: String
     var headers: [HTTPHeader]
@@ -17,7 +18,7 @@ final class Transfer {
 
     init(index: Int, request: HTTPRequest, hasCredentials: Bool) {
         self.index = index
-        origin = URLParts(request.url)
+        origin = request.url
         method = request.method
         url = request.url
         headers = request.headers
@@ -25,8 +26,15 @@ final class Transfer {
         sendsCredentials = hasCredentials
     }
 
-    /// Points the transfer at a redirect target, as RFC 9110 15.4 says, deciding whether credentials follow.
-    func redirect(status: Int, to target: String) {
+    /// Points the transfer at a redirect target, as RFC 9110 15.4 says, if the origin policy lets the request
+    /// (its credentials and its body) go there; otherwise the error to end it with, naming both URLs.
+    func redirect(status: Int, to target: String) -> HTTPError? {
+        if let refusal = OriginPolicy.refusal(from: origin, to: target) {
+            return HTTPError(
+                .refusedRedirect,
+                "refused to follow the server's redirect from \(redactingUserInfo(url)) to \(redactingUserInfo(target)):"
+                    + " \(refusal); nothing was sent there. If that address is right, configure it instead", url: url)
+        }
         let next = RedirectPolicy.nextMethod(after: status, method: method)
         if !next.keepsBody {
             body = nil
@@ -35,15 +43,9 @@ final class Transfer {
             }
         }
         method = next.method
-        if sendsCredentials {
-            if let origin, let destination = URLParts(target) {
-                sendsCredentials = RedirectPolicy.mayForwardCredentials(from: origin, to: destination)
-            } else {
-                sendsCredentials = false
-            }
-        }
         url = target
         redirects += 1
+        return nil
     }
 
     /// The header lines for this hop, in curl's format. Credentials the caller put in headers themselves

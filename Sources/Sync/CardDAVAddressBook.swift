@@ -20,6 +20,7 @@ public final class CardDAVAddressBook: AddressBook {
     public private(set) var writeConcurrency: Int
     public let maxWriteConcurrency: Int
     public var learnedWriteConcurrency: Int? { writeConcurrency }
+    private var warnedOutside = false
 
     /// `concurrency` is where writes start (what this remote took last time); `maxConcurrency` the configured
     /// limit.
@@ -46,8 +47,10 @@ public final class CardDAVAddressBook: AddressBook {
                 let result = try attempt {
                     try client.syncCollection(bookURL: bookURL, token: token) { change in
                         switch change {
-                        case .changed(let href, let etag): try changed(RemoteEntry(href: canonical(href), etag: etag))
-                        case .removed(let href): try removed(canonical(href))
+                        case .changed(let href, let etag):
+                            if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
+                        case .removed(let href):
+                            if let href = member(href) { try removed(href) }
                         }
                     }
                 }
@@ -57,8 +60,8 @@ public final class CardDAVAddressBook: AddressBook {
                 // > the server MUST return ... DAV:valid-sync-token ... the client SHOULD ... full sync (RFC 6578 3.2)
                 let result = try attempt {
                     try client.syncCollection(bookURL: bookURL, token: nil) { change in
-                        if case .changed(let href, let etag) = change {
-                            try changed(RemoteEntry(href: canonical(href), etag: etag))
+                        if case .changed(let href, let etag) = change, let href = member(href) {
+                            try changed(RemoteEntry(href: href, etag: etag))
                         }
                     }
                 }
@@ -67,7 +70,7 @@ public final class CardDAVAddressBook: AddressBook {
         }
         try attempt {
             try client.list(bookURL: bookURL) { href, etag in
-                try changed(RemoteEntry(href: canonical(href), etag: etag))
+                if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
             }
         }
         return ChangeFeed(newToken: nil, isFullListing: true)
@@ -87,7 +90,7 @@ public final class CardDAVAddressBook: AddressBook {
             }
         }
         for item in items {
-            let href = canonical(item.href)
+            guard let href = member(item.href) else { continue }
             switch item.outcome {
             case .missing:
                 continue
@@ -249,6 +252,20 @@ public final class CardDAVAddressBook: AddressBook {
         }
     }
 
+    /// The store's spelling of an href the server sent, when it names an item of this book; nil, with one warning
+    /// a run, for anything else (another user's book, `../` or `%2e%2e/` climbing out): nothing is ever read from
+    /// or written to such a place.
+    private func member(_ href: String) -> String? {
+        if let path = DAVURL.memberPath(href, of: bookURL) { return path }
+        if !warnedOutside, !DAVURL.sameResource(DAVURL.resolve(href, against: bookURL), bookURL) {
+            warnedOutside = true
+            logger.warning(
+                "The server listed an item outside the address book; ignored (only the first such is logged)",
+                metadata: ["carddav.href": "\(DAVURL.path(of: DAVURL.resolve(href, against: bookURL)))"])
+        }
+        return nil
+    }
+
     private func canonical(_ href: String) -> String {
         DAVURL.percentDecodedPath(DAVURL.path(of: DAVURL.resolve(href, against: bookURL)))
     }
@@ -279,6 +296,7 @@ extension RemoteError {
         case .notFound: self.init(.notFound, error.message)
         case .invalidSyncToken: self.init(.invalidSyncToken, error.message)
         case .malformedResponse: self.init(.malformed, error.message)
+        case .network(let cause) where cause.kind == .refusedRedirect: self.init(.malformed, error.message)
         case .network: self.init(.unavailable(retryAfter: nil), error.message)
         }
     }

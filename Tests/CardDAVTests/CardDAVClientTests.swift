@@ -47,6 +47,20 @@ struct CardDAVClientTests {
         #expect(books[0].supportedVersions == ["3.0", "4.0"])
     }
 
+    @Test("Discovery never follows a principal or home set the server names on another site or port")
+    func discoveryStaysWithTheOrigin() throws {
+        for elsewhere in ["https://evil.example/alice/", "http://127.0.0.1:6666/alice/"] {
+            let root = RadicaleFixtures.rootPropfind.replacing(
+                "<current-user-principal><href>/alice/</href>",
+                with: "<current-user-principal><href>\(elsewhere)</href>")
+            #expect(root != RadicaleFixtures.rootPropfind)
+            let (client, transport) = makeClient([.init(status: 207, body: root), .init(status: 404, body: "")])
+            let error = #expect(throws: CardDAVError.self) { try client.discover("http://127.0.0.1:5232/") }
+            #expect(error?.kind == .notFound)
+            #expect(!transport.requests.contains { $0.url.hasPrefix(elsewhere) })
+        }
+    }
+
     @Test("Discovery of an address book URL gives that book alone")
     func discoveryOfBook() throws {
         let own = RadicaleFixtures.homeListing.replacing("<href>/alice/</href>", with: "<href>/elsewhere/</href>")

@@ -81,19 +81,25 @@ struct AuthenticationTests {
         #expect(client.requestCounts == ["GET": 2])
     }
 
-    @Test("A cross-host redirect drops credentials, and the Authorization header a caller set")
-    func crossHostRedirectDropsCredentials() throws {
+    @Test("A redirect to another host or port is refused, naming both URLs, and nothing is sent there")
+    func crossOriginRedirectIsRefused() throws {
         let server = try TestServer()
+        let other = try TestServer()
         let client = try makeClient(credentials: testCredentials)
-        let target = server.otherBase + "/echo"
-        let (response, body) = try client.send(
-            HTTPRequest(
-                method: "GET", url: server.base + "/redirect?to=\(target)",
-                headers: [HTTPHeader("Authorization", "Bearer token")]))
-        #expect(response.status == 200)
-        #expect(response.url == target)
-        #expect(try json(body)["host"] as? String == "127.0.0.2")
-        #expect(try echoedHeaders(body)["authorization"] == nil)
+        for target in [server.otherBase + "/echo", other.base + "/echo"] {
+            let error = #expect(throws: HTTPError.self) {
+                _ = try client.send(
+                    HTTPRequest(
+                        method: "PUT", url: server.base + "/redirect?status=307&to=\(target)",
+                        body: Array("BEGIN:VCARD".utf8)))
+            }
+            #expect(error?.kind == .refusedRedirect)
+            #expect(error?.message.contains(server.base + "/redirect") == true)
+            #expect(error?.message.contains(target) == true)
+        }
+        // Only the two redirecting hops arrived; neither target saw the card.
+        #expect(try server.stats().byMethod["PUT"] == 2)
+        #expect(try other.stats().byMethod["PUT"] == nil)
     }
 
     @Test("307 repeats the method and body, 303 turns into a GET without one")

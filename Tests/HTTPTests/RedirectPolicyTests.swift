@@ -2,50 +2,48 @@ import Testing
 
 @testable import HTTP
 
-@Suite("Where credentials may follow a redirect")
+@Suite("Where credentials and contacts may follow a redirect")
 struct RedirectPolicyTests {
-    func parts(_ url: String) throws -> URLParts {
-        try #require(URLParts(url))
+    func allowed(_ from: String, _ to: String) -> Bool {
+        OriginPolicy.refusal(from: from, to: to) == nil
     }
 
-    @Test("The same scheme, host and port keep credentials")
-    func sameOrigin() throws {
-        #expect(
-            RedirectPolicy.mayForwardCredentials(
-                from: try parts("https://dav.example.com/a"), to: try parts("https://DAV.example.com:443/b")))
+    @Test("The same scheme, host and port: followed")
+    func sameOrigin() {
+        #expect(allowed("https://dav.example.com/a", "https://DAV.example.com:443/b"))
+        #expect(allowed("http://127.0.0.1:5232/", "http://127.0.0.1:5232/alice/"))
     }
 
-    @Test("iCloud's partition redirect keeps credentials")
-    func sameParentDomain() throws {
-        #expect(
-            RedirectPolicy.mayForwardCredentials(
-                from: try parts("https://contacts.icloud.com/"), to: try parts("https://p42-contacts.icloud.com/123/")))
+    @Test("iCloud's partition redirect, an https host of the same site by the public suffix list: followed")
+    func sameSite() {
+        #expect(allowed("https://contacts.icloud.com/", "https://p42-contacts.icloud.com/123/"))
+        #expect(allowed("https://dav.example.co.uk/", "https://p1.example.co.uk/"))
     }
 
-    @Test("Another domain, another port of the same host, or an IP address drop credentials")
-    func otherHosts() throws {
+    @Test("Another site, two sites under one public suffix, another port, an IP literal: refused, saying why")
+    func otherPlaces() {
         #expect(
-            !RedirectPolicy.mayForwardCredentials(
-                from: try parts("https://contacts.icloud.com/"), to: try parts("https://icloud.evil.com/")))
+            OriginPolicy.refusal(from: "https://contacts.icloud.com/", to: "https://icloud.evil.com/")
+                == "it goes to another site")
+        #expect(!allowed("https://a.github.io/", "https://b.github.io/"))
+        #expect(!allowed("https://example.co.uk/", "https://evil.co.uk/"))
         #expect(
-            !RedirectPolicy.mayForwardCredentials(
-                from: try parts("http://127.0.0.1:8080/"), to: try parts("http://127.0.0.2:8080/")))
-        #expect(
-            !RedirectPolicy.mayForwardCredentials(
-                from: try parts("http://10.0.0.1/"), to: try parts("http://192.168.0.1/")))
-        #expect(
-            !RedirectPolicy.mayForwardCredentials(
-                from: try parts("http://127.0.0.1:8080/"), to: try parts("http://127.0.0.1:8081/")))
+            OriginPolicy.refusal(from: "http://127.0.0.1:8080/", to: "http://127.0.0.1:8081/")
+                == "it goes to another port")
+        #expect(!allowed("http://127.0.0.1:8080/", "http://127.0.0.2:8080/"))
+        #expect(!allowed("https://127.0.0.1/", "https://127.0.0.2/"))
+        #expect(!allowed("https://dav.example.com/", "https://[::1]/"))
+        #expect(!allowed("http://dav.example.com/", "http://p1.dav.example.com/"))
+        #expect(!allowed("https://dav.example.com/", "ftp://dav.example.com/"))
+        #expect(!allowed("https://dav.example.com/", "not a url"))
     }
 
-    @Test("https never goes down to http with credentials, even on the same host")
-    func noDowngrade() throws {
+    @Test("https never goes down to http, even on the same host")
+    func noDowngrade() {
         #expect(
-            !RedirectPolicy.mayForwardCredentials(
-                from: try parts("https://dav.example.com/"), to: try parts("http://dav.example.com/")))
-        #expect(
-            !RedirectPolicy.mayForwardCredentials(
-                from: try parts("https://contacts.icloud.com/"), to: try parts("http://p42-contacts.icloud.com/")))
+            OriginPolicy.refusal(from: "https://dav.example.com/", to: "http://dav.example.com/")
+                == "it goes from https to plain http")
+        #expect(!allowed("https://contacts.icloud.com/", "http://p42-contacts.icloud.com/"))
     }
 
     @Test("303 turns a request into a body-less GET; 307 and 308 keep method and body")

@@ -1,0 +1,89 @@
+import ContactStore
+import HTTP
+import Logging
+import Sync
+import Testing
+import VCard
+
+@testable import CardDAV
+
+/// A server that answers every REPORT with a script and takes every write, recording where each request went.
+final class ScriptedServer: DAVTransport {
+    var syncCollection: String
+    var multiget: String
+    private(set) var requests: [HTTPRequest] = []
+
+    init(syncCollection: String, multiget: String) {
+        self.syncCollection = syncCollection
+        self.multiget = multiget
+    }
+
+    func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse {
+        requests.append(request)
+        let body = String(decoding: request.body ?? [], as: UTF8.self)
+        let answer = body.contains("sync-collection") ? syncCollection : multiget
+        try Array(answer.utf8).withUnsafeBytes { try onBody($0) }
+        return HTTPResponse(status: 207, headers: [], url: request.url)
+    }
+
+    func sendAll(
+        _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
+        completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
+    ) throws {
+        for (index, request) in requests.enumerated() {
+            self.requests.append(request)
+            let response = HTTPResponse(status: 201, headers: [HTTPHeader("ETag", "\"new\"")], url: request.url)
+            try completion(index, .success((response, [])))
+        }
+    }
+}
+
+@Suite("A server that lists hrefs outside the book")
+struct HostileServerTests {
+    static let card = "BEGIN:VCARD&#13;\nVERSION:3.0&#13;\nUID:u1&#13;\nFN:One&#13;\nEND:VCARD&#13;\n"
+
+    static func response(_ href: String, etag: String = "\"e1\"", card: String? = nil) -> String {
+        let data = card.map { "<C:address-data>\($0)</C:address-data>" } ?? ""
+        return "<response><href>\(href)</href><propstat><prop><getetag>\(etag)</getetag>\(data)</prop>"
+            + "<status>HTTP/1.1 200 OK</status></propstat></response>"
+    }
+
+    static func multistatus(_ responses: [String], token: String? = nil) -> String {
+        "<?xml version='1.0' encoding='utf-8'?><multistatus xmlns=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:carddav\">"
+            + (token.map { "<sync-token>\($0)</sync-token>" } ?? "") + responses.joined() + "</multistatus>"
+    }
+
+    static let outside = [
+        "/other/user/card.vcf", "../../etc/x.vcf", "%2e%2e/%2e%2e/enc.vcf", "http://127.0.0.1:9/alice/book/y.vcf",
+    ]
+
+    @Test("hrefs outside the book are ignored: nothing is fetched, stored, written or deleted there")
+    func nothingLeavesTheBook() throws {
+        let fixture = try SyncFixture()
+        _ = try fixture.store.importChunk([try makeCard("mine", "Mine")])
+        let server = ScriptedServer(
+            syncCollection: Self.multistatus(
+                [Self.response("/alice/book/u1.vcf")] + Self.outside.map { Self.response($0) }, token: "t1"),
+            multiget: Self.multistatus(
+                [Self.response("/alice/book/u1.vcf", card: Self.card)]
+                    + Self.outside.map { Self.response($0, card: Self.card.replacing("u1", with: "sneaked")) }))
+        let info = AddressBookInfo(
+            url: "http://127.0.0.1:5232/alice/book/", displayName: nil, supportsSyncCollection: true,
+            supportedVersions: ["3.0"], ctag: nil)
+        let book = CardDAVAddressBook(
+            name: "hostile", book: info, client: CardDAVClient(transport: server, logger: Logger(label: "test")),
+            retry: .immediate())
+        let report = try fixture.engine.sync(book, kind: .carddav, url: info.url, options: SyncOptions())
+        #expect(report.outcome == .ok)
+        #expect(report.counts.downloaded == 1)
+        #expect(report.counts.uploaded == 1)
+        #expect(Set(try fixture.localContents().keys) == ["u1", "mine"])
+        #expect(server.requests.count == 3)  // the listing, the multiget of u1, the upload of mine
+        for request in server.requests {
+            #expect(request.url.hasPrefix("http://127.0.0.1:5232/alice/book/"), "\(request.method) \(request.url)")
+            #expect(!request.url.contains("..") && !request.url.lowercased().contains("%2e"))
+        }
+        let multiget = String(decoding: server.requests[1].body ?? [], as: UTF8.self)
+        #expect(!multiget.contains("other") && !multiget.contains("etc") && !multiget.contains("enc.vcf"))
+    }
+}

@@ -7,11 +7,12 @@ enum SmallFile {
     }
 
     /// The file's bytes, refusing more than `limit` of them. `check` sees the file's `stat` before a byte is read,
-    /// so that a password file open to others is refused without reading the password.
+    /// so that a password file open to others is refused without reading the password. Opened non-blocking and
+    /// refused unless a regular file, so a FIFO or a device in its place cannot hang the reader.
     static func read(
         _ path: String, limit: Int, check: (stat) -> String? = { _ in nil }
     ) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw Failure(message: "cannot read: " + String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
@@ -22,7 +23,9 @@ enum SmallFile {
         var bytes = [UInt8](repeating: 0, count: limit + 1)
         var count = 0
         while count <= limit {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, limit + 1 - count) }
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { Glibc.read(fd, $0 + count, limit + 1 - count) } ?? 0
+            }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw Failure(message: "cannot read: " + String(cString: strerror(errno))) }
             if got == 0 { break }

@@ -34,6 +34,11 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
                 // chmod 600 leaves read and write to the owner only; systemd credentials are 0400 already.
                 guard info.st_mode & 0o077 != 0 else { return nil }
                 let mode = String(info.st_mode & 0o777, radix: 8)
+                guard info.st_uid == geteuid() else {
+                    // Not ours (a system file named by mistake, say): no advice to change its mode.
+                    return "other users may read this file (mode \(mode)), and it belongs to another user; "
+                        + "use a password file of ContactBox's own, readable by its owner alone"
+                }
                 return "other users may read this password file (mode \(mode)); run: chmod 600 \(file)"
             }
         case .credential(let name):
@@ -61,6 +66,11 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
             if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         }
         guard end > 0 else { throw ConfigurationError(file: path, key: key, message: "the password is empty") }
+        guard !bytes[..<end].contains(UInt8(ascii: "\n")), !bytes[..<end].contains(UInt8(ascii: "\r")) else {
+            throw ConfigurationError(
+                file: path, key: key,
+                message: "the file holds more than one line; a password file holds the password alone, on one line")
+        }
         guard let secret = String(validating: bytes[..<end], as: UTF8.self) else {
             throw ConfigurationError(file: path, key: key, message: "the password is not UTF-8 text")
         }

@@ -20,12 +20,44 @@ struct SecretSourceTests {
         #expect(try SecretSource.file(path).read() == secret)
     }
 
-    @Test("Only one trailing newline is trimmed: the rest belongs to the password")
-    func trimsOneNewline() throws {
+    @Test("One trailing newline is trimmed; a file of several lines is refused, not sent whole")
+    func oneLineOnly() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("password")
-        makeFile(path, " spaced \n\n")
-        #expect(try SecretSource.file(path).read() == " spaced \n")
+        makeFile(path, " spaced \n")
+        #expect(try SecretSource.file(path).read() == " spaced ")
+        for text in [" spaced \n\n", secret + "\nsecond line\n", secret + "\rold mac"] {
+            makeFile(path, text)
+            let error = #expect(throws: ConfigurationError.self) { try SecretSource.file(path).read() }
+            #expect(error?.description.contains("more than one line") == true)
+            #expect(error?.description.contains(secret) == false)
+        }
+    }
+
+    @Test("A FIFO, a directory or a device as the password file is refused at once, never waited on")
+    func refusesWhatIsNoFile() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.file("fifo.password")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, directory.path, "/dev/zero"] {
+            let error = #expect(throws: ConfigurationError.self) { try SecretSource.file(path).read() }
+            #expect(error?.description.contains("is not a regular file") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("A readable file of another user is refused without advice to chmod it")
+    func refusesSomeoneElsesFile() throws {
+        // As root: a file given to nobody; as anyone else: /etc/passwd, root's, mode 644.
+        let directory = try TemporaryDirectory()
+        var path = "/etc/passwd"
+        if geteuid() == 0 {
+            path = directory.file("someone-elses")
+            makeFile(path, secret + "\n", mode: 0o644)
+            #expect(chown(path, 65534, 65534) == 0)
+        }
+        let error = #expect(throws: ConfigurationError.self) { try SecretSource.file(path).read() }
+        #expect(error?.description.contains("belongs to another user") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("chmod") == false)
     }
 
     @Test(

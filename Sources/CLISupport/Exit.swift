@@ -15,6 +15,8 @@ public enum Exit {
     public static let cannotCreate = ExitCode(73)
     public static let ioError = ExitCode(74)
     public static let temporaryFailure = ExitCode(75)
+    /// A remote answered something that is no CardDAV answer, or one we refuse (a redirect elsewhere).
+    public static let protocolError = ExitCode(76)
     public static let noPermission = ExitCode(77)
     public static let configError = ExitCode(78)
 
@@ -24,6 +26,7 @@ public enum Exit {
         synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
         cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 71 the daemon could not start; 73 an output \
         file could not be written; 74 the store could not be read or written; 75 a remote could not be \
-        reached (try again later); 77 a remote refused the login; 78 the configuration is wrong.
+        reached or was too slow (try again later); 76 a remote gave an answer that is no CardDAV answer, or \
+        redirected elsewhere; 77 a remote refused the login; 78 the configuration is wrong.
         """
 }

@@ -5,6 +5,9 @@ extension CardDAVClient {
     /// RFC 6578 sync-collection (sync-level 1, ETags) from `token` (nil or "": everything). Truncated results (a
     /// 507 response for the collection, or `DAV:number-of-matches-within-limits`) are followed with the new
     /// token until complete. A token the server no longer accepts throws `.invalidSyncToken`: list instead.
+    /// Truncated sync-collection rounds followed in one listing: 50,000 items at 50 a round.
+    static let maxSyncRounds = 1_000
+
     public func syncCollection(
         bookURL: String, token: String?, onChange: (SyncChange) throws -> Void
     ) throws -> SyncCollectionResult {
@@ -13,6 +16,7 @@ extension CardDAVClient {
         let path = DAVURL.path(of: bookURL)
         while true {
             var truncated = false
+            let listedBefore = result.changed + result.removed
             result.requests += 1
             logger.debug("carddav sync-collection", metadata: ["carddav.book": "\(path)"])
             let (_, summary) = try multistatus(
@@ -42,9 +46,16 @@ extension CardDAVClient {
             }
             result.token = newToken
             guard truncated || summary.isTruncated else { return result }
-            // A server that says "truncated" but hands back the same token would have us loop forever.
-            guard newToken != current, result.requests < 10_000 else {
+            // A server that says "truncated" but hands back the same token, or nothing new, would have us loop.
+            guard newToken != current else {
                 throw CardDAVError(.malformedResponse, "REPORT \(path): truncated result without a new sync token")
+            }
+            guard result.changed + result.removed > listedBefore else {
+                throw CardDAVError(.malformedResponse, "REPORT \(path): a truncated result that lists nothing")
+            }
+            guard result.requests < Self.maxSyncRounds else {
+                throw CardDAVError(
+                    .malformedResponse, "REPORT \(path): still truncated after \(Self.maxSyncRounds) requests; gave up")
             }
             current = newToken
         }

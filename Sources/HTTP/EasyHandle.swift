@@ -32,7 +32,7 @@ final class EasyHandle {
         try set(CURLOPT_CONNECTTIMEOUT, configuration.connectTimeout)
         // > If the average transfer speed is below LOW_SPEED_LIMIT bytes/second during LOW_SPEED_TIME
         // > seconds, libcurl considers the transfer too slow and aborts.
-        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try set(CURLOPT_LOW_SPEED_LIMIT, configuration.lowSpeedLimit)
         try set(CURLOPT_LOW_SPEED_TIME, configuration.transferTimeout)
         try set(CURLOPT_TIMEOUT, configuration.totalTimeout)
         try set(CURLOPT_SSL_VERIFYPEER, 1)

@@ -17,9 +17,12 @@ public struct HTTPConfiguration: Sendable {
     public var auth: AuthScheme
     /// Seconds to establish a connection (TCP and TLS).
     public var connectTimeout: Int
-    /// Seconds without progress (below 1 byte/s) before a transfer fails with `.timeout`.
+    /// Seconds below `lowSpeedLimit` bytes a second (waiting for the first byte included) before a transfer fails
+    /// with `.timeout`: a server that trickles bytes holds a request a minute, not for ever.
     public var transferTimeout: Int
-    /// Seconds a whole transfer may take, whatever its progress; 0 means no cap.
+    public var lowSpeedLimit: Int
+    /// Seconds a whole transfer may take, whatever its progress; 0 means no cap. Five minutes carry a 2 MiB card
+    /// over a 64 kbit/s link, and a 50,000-contact listing over 1 Mbit/s.
     public var totalTimeout: Int
     /// A CA bundle file. Unset by default: loading the whole system bundle costs about 1 MB per connection.
     public var caFile: String?
@@ -36,7 +39,8 @@ public struct HTTPConfiguration: Sendable {
         auth: AuthScheme = .basic,
         connectTimeout: Int = 10,
         transferTimeout: Int = 60,
-        totalTimeout: Int = 600,
+        lowSpeedLimit: Int = 1024,
+        totalTimeout: Int = 300,
         caFile: String? = nil,
         caPath: String? = "/etc/ssl/certs",
         maxConcurrent: Int = 4,
@@ -47,6 +51,7 @@ public struct HTTPConfiguration: Sendable {
         self.auth = auth
         self.connectTimeout = connectTimeout
         self.transferTimeout = transferTimeout
+        self.lowSpeedLimit = lowSpeedLimit
         self.totalTimeout = totalTimeout
         self.caFile = caFile
         self.caPath = caPath

@@ -33,7 +33,7 @@ public final class CardDAVAddressBook: AddressBook {
         self.client = client
         self.supportsSyncCollection = book.supportsSyncCollection
         self.writeVersion = book.supportedVersions.contains("4.0") ? "4.0" : "3.0"
-        self.retry = retry
+        self.retry = retry.withFreshBudget()
         self.maxWriteConcurrency = max(1, maxConcurrency)
         self.writeConcurrency = min(max(1, concurrency), max(1, maxConcurrency))
         self.logger = logger

@@ -10,13 +10,21 @@ public struct RetryPolicy: Sendable {
     public var maxDelay: Double
     /// A `Retry-After` longer than this is not waited for: the run ends and the scheduler tries later.
     public var maxRetryAfter: Double
+    /// Seconds of waiting between retries in one run with one remote, all requests together: a server that keeps
+    /// failing slowly ends the run within this, and the scheduler tries later.
+    public var maxWaiting: Double
+    private var waited = WaitedTime()
     var sleep: @Sendable (Double) -> Void
 
-    public init(attempts: Int = 4, baseDelay: Double = 1, maxDelay: Double = 30, maxRetryAfter: Double = 120) {
+    public init(
+        attempts: Int = 4, baseDelay: Double = 1, maxDelay: Double = 30, maxRetryAfter: Double = 120,
+        maxWaiting: Double = 300
+    ) {
         self.attempts = attempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
+        self.maxWaiting = maxWaiting
         self.sleep = { seconds in
             var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
             var remaining = timespec()
@@ -41,14 +49,26 @@ public struct RetryPolicy: Sendable {
         }
     }
 
+    /// The same policy with nothing waited yet: one budget per run with one remote.
+    func withFreshBudget() -> RetryPolicy {
+        var copy = self
+        copy.waited = WaitedTime()
+        return copy
+    }
+
     /// The wait before attempt `attempt + 1`: a random delay up to the doubled backoff, at least `Retry-After`;
-    /// nil when the server asks for a longer wait than `maxRetryAfter`.
+    /// nil when the server asks for a longer wait than `maxRetryAfter`, or the waiting so far and this wait would
+    /// pass `maxWaiting`. Counted as waited.
     func delay(afterAttempt attempt: Int, retryAfter: Int?) -> Double? {
         let backoff = min(maxDelay, baseDelay * Double(1 << min(attempt - 1, 30)))
-        let delay = Double.random(in: 0...backoff)
-        guard let retryAfter else { return delay }
-        guard Double(retryAfter) <= maxRetryAfter else { return nil }
-        return max(delay, Double(retryAfter))
+        var delay = Double.random(in: 0...backoff)
+        if let retryAfter {
+            guard Double(retryAfter) <= maxRetryAfter else { return nil }
+            delay = max(delay, Double(retryAfter))
+        }
+        guard waited.seconds + delay <= maxWaiting else { return nil }
+        waited.seconds += delay
+        return delay
     }
 }
 
@@ -59,4 +79,10 @@ extension RetryPolicy {
         policy.sleep = { _ in }
         return policy
     }
+}
+
+/// Seconds a policy has waited, shared by its copies: one budget for every request of a run.
+private final class WaitedTime: @unchecked Sendable {
+    // Only the sync worker's thread uses a run's policy.
+    var seconds: Double = 0
 }

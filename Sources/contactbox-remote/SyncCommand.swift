@@ -122,14 +122,15 @@ struct SyncCommand: ParsableCommand {
     static func exitCode(for error: RemoteError) -> ExitCode {
         switch error.kind {
         case .unauthorized: Exit.noPermission
-        case .notFound, .malformed: Exit.findings
+        case .malformed: Exit.protocolError
+        case .notFound: Exit.findings
         default: Exit.temporaryFailure
         }
     }
 
     /// The code that says most: a failure outranks held deletions, which outrank item errors.
     static func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
-        let rank: [Int32: Int] = [0: 0, 1: 1, 10: 2, 75: 3, 77: 4, 74: 5, 78: 6]
+        let rank: [Int32: Int] = [0: 0, 1: 1, 10: 2, 75: 3, 76: 4, 77: 5, 74: 6, 78: 7]
         return (rank[b.rawValue] ?? 3) > (rank[a.rawValue] ?? 3) ? b : a
     }
 }

@@ -106,6 +106,25 @@ struct CardDAVClientTests {
         #expect(error.kind == .malformedResponse)
     }
 
+    @Test("A server that truncates with a fresh token each time but lists nothing ends after one request, not 10,000")
+    func truncationWithFreshTokensAndNothingListed() throws {
+        let empty = { (token: Int) in
+            """
+            <?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response>\
+            <d:href>/remote.php/dav/addressbooks/users/alice/contacts/</d:href>\
+            <d:status>HTTP/1.1 507 Insufficient Storage</d:status></d:response>\
+            <d:sync-token>http://sabre.io/ns/sync/\(token)</d:sync-token></d:multistatus>
+            """
+        }
+        let (client, transport) = makeClient((1...5).map { .init(status: 207, body: empty($0)) })
+        let error = try #require(throws: CardDAVError.self) {
+            try client.syncCollection(bookURL: book, token: nil) { _ in }
+        }
+        #expect(error.kind == .malformedResponse)
+        #expect(error.message.contains("lists nothing"))
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("An invalid token is recognised by the element, whatever the status", arguments: [403, 409, 412])
     func invalidToken(status: Int) throws {
         let (client, _) = makeClient([.init(status: status, body: SabreDAVFixtures.invalidTokenConflict)])

@@ -31,6 +31,20 @@ struct ConnectionTests {
         #expect(ContinuousClock.now - started < .milliseconds(2200))
     }
 
+    @Test(
+        "A server that trickles bytes, or promises more than it sends, gives timeout within the low-speed window",
+        arguments: ["/trickle?n=50&interval=0.1", "/trickle?n=10&interval=0&claim=100000&hold=5"])
+    func tricklingServerTimesOut(path: String) throws {
+        let server = try TestServer()
+        let client = try makeClient(transferTimeout: 1)
+        let started = ContinuousClock.now
+        let error = #expect(throws: HTTPError.self) {
+            _ = try client.send(HTTPRequest(method: "GET", url: server.base + path))
+        }
+        #expect(error?.kind == .timeout)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
     @Test("A closed port gives connect")
     func refusedConnection() throws {
         let client = try makeClient()

@@ -14,6 +14,27 @@ struct RetryPolicyTests {
         return policy
     }
 
+    @Test("waiting between retries is bounded per run, over every request: a server failing slowly ends the run")
+    func waitingBudget() {
+        let recorder = Recorder()
+        var policy = RetryPolicy(attempts: 100, baseDelay: 1, maxDelay: 8, maxRetryAfter: 60, maxWaiting: 30)
+        policy.sleep = { recorder.delays.append($0) }
+        var calls = 0
+        for _ in 0..<3 {
+            #expect(throws: RemoteError.self) {
+                try policy.run {
+                    calls += 1
+                    throw RemoteError(.unavailable(retryAfter: 10), "busy")
+                }
+            }
+        }
+        #expect(recorder.delays.reduce(0, +) <= 30)
+        #expect(recorder.delays.count == 3)  // three 10 s waits, then no request waits any more
+        #expect(calls == 6)
+        let fresh = policy.withFreshBudget()
+        #expect(fresh.delay(afterAttempt: 1, retryAfter: 10) == 10)
+    }
+
     @Test("a busy remote is retried with growing, capped, jittered delays, then the error comes out")
     func retriesThenGivesUp() {
         let recorder = Recorder()

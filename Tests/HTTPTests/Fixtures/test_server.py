@@ -130,6 +130,20 @@ class Handler(BaseHTTPRequestHandler):
             self.send(int(query.get("status", "302")), b"moved", [("Location", query.get("to", self.path))])
         elif route == "/too-many-requests":
             self.send(429, b"slow down", [("Retry-After", "7")])
+        elif route == "/trickle":
+            # A byte every `interval` seconds, `n` in all, under a Content-Length that may claim more (`claim`).
+            total, interval = int(query.get("n", "100")), float(query.get("interval", "0.1"))
+            self.send_response(200)
+            self.send_header("Content-Length", query.get("claim", str(total)))
+            self.end_headers()
+            try:
+                for _ in range(total):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(interval)
+                time.sleep(float(query.get("hold", "0")))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         elif route == "/sleep":
             time.sleep(float(query.get("seconds", "1")))
             self.echo(body, number)

@@ -21,8 +21,12 @@ final class FileDescriptor {
 
 @available(*, unavailable) extension FileDescriptor: Sendable {}
 
-/// Splits a byte stream into physical lines (LF or CRLF) in bounded memory: it holds one read chunk plus at most
-/// one line of `maxLineLength` bytes, and discards a longer line instead of growing.
+/// Splits a byte stream into physical lines in bounded memory: it holds one read chunk plus at most one line of
+/// `maxLineLength` bytes, and discards a longer line instead of growing.
+///
+/// A line ends with LF, CR LF, any run of CRs before an LF (CR CR LF: a file whose line ends were converted twice on
+/// Windows), or a CR alone (old Mac files); one file may mix them. Ends other than LF and CR LF are counted in
+/// `unusualLineEnds`, so that the card they were in can say it was repaired.
 struct LineReader {
     enum Line {
         case text(ArraySlice<UInt8>, number: Int)
@@ -30,6 +34,8 @@ struct LineReader {
     }
 
     static let chunkSize = 64 * 1024
+    private static let lineFeed = UInt8(ascii: "\n")
+    private static let carriageReturn = UInt8(ascii: "\r")
 
     private let file: FileDescriptor?
     private var buffer: [UInt8]
@@ -37,6 +43,8 @@ struct LineReader {
     private var scanned = 0
     private var atEnd: Bool
     private(set) var lineNumber = 0
+    /// Lines that ended with CR CR LF or a bare CR so far.
+    private(set) var unusualLineEnds = 0
     /// Bytes taken from the source so far, for progress reports.
     private var bytesRead = 0
     private(set) var readError: String?
@@ -63,17 +71,19 @@ struct LineReader {
     mutating func next() -> Line? {
         var discarding = false
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-                lineNumber += 1
-                var end = newline
-                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = buffer[start..<end]
-                start = newline + 1
-                scanned = start
-                if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
-                return .text(line, number: lineNumber)
+            if let end = buffer[scanned...].firstIndex(where: { $0 == Self.lineFeed || $0 == Self.carriageReturn }) {
+                if let after = terminatorEnd(at: end) {
+                    lineNumber += 1
+                    let line = buffer[start..<end]
+                    start = after
+                    scanned = start
+                    if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
+                    return .text(line, number: lineNumber)
+                }
+                scanned = end  // a run of CRs at the end of the buffer: read on to see whether an LF follows
+            } else {
+                scanned = buffer.count
             }
-            scanned = buffer.count
             if atEnd {
                 guard start < buffer.count else { return nil }
                 lineNumber += 1
@@ -83,14 +93,28 @@ struct LineReader {
                 if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
                 return .text(line, number: lineNumber)
             }
-            if buffer.count - start > maxLineLength {
+            if scanned - start > maxLineLength {
                 // Too long to ever be accepted: drop what we have and skip to the end of this line.
                 discarding = true
-                start = buffer.count
-                scanned = start
+                start = scanned
             }
             fill()
         }
+    }
+
+    /// Where the line end that starts at `end` stops, or nil when a run of CRs reaches the end of the buffer and
+    /// more input may still bring the LF that decides it.
+    private mutating func terminatorEnd(at end: Int) -> Int? {
+        guard buffer[end] == Self.carriageReturn else { return end + 1 }
+        var index = end
+        while index < buffer.count, buffer[index] == Self.carriageReturn { index += 1 }
+        if index == buffer.count, !atEnd { return nil }
+        if index < buffer.count, buffer[index] == Self.lineFeed {
+            if index - end > 1 { unusualLineEnds += 1 }
+            return index + 1
+        }
+        unusualLineEnds += 1
+        return end + 1  // a bare CR ends one line; the CRs after it end empty lines
     }
 
     /// Moves the unread bytes to the front and reads one more chunk.

@@ -7,6 +7,8 @@ struct PropertyLine {
     var parameters: [Parameter]
     /// The raw value bytes, still in the encoding the parameters declare.
     var value: ArraySlice<UInt8>
+    /// Whether a parameter was not UTF-8 and was read as Windows-1252.
+    var nonUTF8Parameters = false
 
     init(_ bytes: [UInt8], line: Int) throws(VCardError) {
         var index = 0
@@ -34,8 +36,9 @@ struct PropertyLine {
         parameters = []
         while index < bytes.count, bytes[index] == UInt8(ascii: ";") {
             index += 1
-            let (parameter, end) = try Self.parameter(bytes, from: index, line: line, property: fullName)
+            let (parameter, end, lossy) = try Self.parameter(bytes, from: index, line: line, property: fullName)
             if !parameter.name.isEmpty { parameters.append(parameter) }
+            if lossy { nonUTF8Parameters = true }
             index = end
         }
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -45,15 +48,21 @@ struct PropertyLine {
     }
 
     private static func parameter(_ bytes: [UInt8], from start: Int, line: Int, property: String)
-        throws(VCardError) -> (Parameter, Int)
+        throws(VCardError) -> (Parameter, Int, Bool)
     {
+        var lossy = false
+        func text(_ slice: ArraySlice<UInt8>) -> String {
+            let decoded = Charset.decode(slice, charset: nil)
+            if decoded.note != nil { lossy = true }
+            return decoded.text
+        }
         var index = start
         while index < bytes.count, ![UInt8(ascii: "="), UInt8(ascii: ";"), UInt8(ascii: ":")].contains(bytes[index]) {
             index += 1
         }
-        let name = try utf8(bytes[start..<index], line: line, what: "a parameter of \(property)")
+        let name = text(bytes[start..<index])
         guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
-            return (Parameter(name, []), index)  // vCard 2.1 bare type: `TEL;CELL:...`
+            return (Parameter(name, []), index, lossy)  // vCard 2.1 bare type: `TEL;CELL:...`
         }
         var values: [String] = []
         repeat {
@@ -76,35 +85,8 @@ struct PropertyLine {
                 }
                 valueEnd = index
             }
-            values.append(try utf8(bytes[valueStart..<valueEnd], line: line, what: "a parameter of \(property)"))
+            values.append(text(bytes[valueStart..<valueEnd]))
         } while index < bytes.count && bytes[index] == UInt8(ascii: ",")
-        return (Parameter(name, values), index)
-    }
-
-    static func utf8(_ bytes: ArraySlice<UInt8>, line: Int, what: String) throws(VCardError) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            let bad = firstInvalidUTF8(bytes)
-            throw VCardError(.invalidUTF8, line: line, "\(what) is not valid UTF-8 (byte \(bad) of the value)")
-        }
-        return text
-    }
-
-    /// The 1-based position of the first byte that breaks UTF-8, for the error message.
-    private static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int {
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        var position = 0
-        var consumed = 0
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar):
-                position += 1
-                consumed += UTF8.width(scalar)
-            case .emptyInput:
-                return consumed + 1
-            case .error:
-                return consumed + 1
-            }
-        }
+        return (Parameter(name, values), index, lossy)
     }
 }

@@ -145,8 +145,9 @@ public struct CardReader {
                 lookahead = next
                 break
             }
-            if quotedPrintable, bytes.last == UInt8(ascii: "="), !more.isEmpty {
+            if quotedPrintable, bytes.last == UInt8(ascii: "=") {
                 // A soft line break (RFC 2045 6.7): what follows is the value's next bytes, leading spaces included.
+                // Some phones end a value with one and an empty line, which ends the value.
                 bytes.removeLast()
                 bytes.append(contentsOf: more)
             } else if let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {

@@ -70,6 +70,13 @@ enum CardParser {
         if TextValue.textProperties.contains(upperName), let repaired = TextValue.repairingEscapes(in: text) {
             property.value = repaired.value
             for escape in repaired.repaired { log.note(.escapes, escape) }
+        } else if upperName == "URL", let repaired = TextValue.unescapingURI(text) {
+            // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text.
+            property.value = repaired.value
+            for escape in repaired.repaired { log.note(.escapes, escape) }
+        } else if property.parameterValues("ENCODING").contains(where: { $0.lowercased() == "b" }) {
+            // Base64 folded with extra spaces (Apple's two-space continuation lines): the spaces are not data.
+            property.value = TextValue.removingWhitespace(text)
         }
         return property
     }

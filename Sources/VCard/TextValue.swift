@@ -44,6 +44,28 @@ enum TextValue {
         return (String(decoding: result, as: UTF8.self), repaired)
     }
 
+    /// A URI value written with text escapes (`http\\://`): every `\\x` becomes `x`; nil when there is none.
+    static func unescapingURI(_ raw: String) -> (value: String, repaired: [String])? {
+        guard raw.utf8.contains(backslash) else { return nil }
+        var result: [UInt8] = []
+        var repaired: [String] = []
+        var escaped = false
+        for byte in raw.utf8 {
+            if escaped {
+                result.append(byte)
+                let shown = byte < 0x80 ? "\\" + String(UnicodeScalar(byte)) : "\\(non-ASCII)"
+                if !repaired.contains(shown) { repaired.append(shown) }
+                escaped = false
+            } else if byte == backslash {
+                escaped = true
+            } else {
+                result.append(byte)
+            }
+        }
+        if escaped { result.append(backslash) }
+        return repaired.isEmpty ? nil : (String(decoding: result, as: UTF8.self), repaired)
+    }
+
     // The functions below work on UTF-8 bytes: every character they look at is ASCII, and iterating a String by
     // Character (grapheme clusters) made these the hottest code of an import (measured with perf).
 

@@ -53,11 +53,11 @@ enum CardParser {
             return Legacy.upgrade(property, value: text)
         }
         // The value is UTF-8 now: a legacy CHARSET would be false, and 3.0 and 4.0 have no quoted-printable.
+        // Names are upper case by now (`standardName`), so they compare as they are: this runs for every property.
         property.parameters.removeAll {
-            let key = $0.name.uppercased()
-            return (key == "CHARSET" && !isUTF8(Charset.canonicalName($0.values.first ?? "")))
-                || (key == "ENCODING" && $0.values.first?.uppercased() == "QUOTED-PRINTABLE")
-                || (key == "QUOTED-PRINTABLE" && $0.values.isEmpty)
+            ($0.name == "CHARSET" && !isUTF8(Charset.canonicalName($0.values.first ?? "")))
+                || ($0.name == "ENCODING" && $0.values.first?.uppercased() == "QUOTED-PRINTABLE")
+                || ($0.name == "QUOTED-PRINTABLE" && $0.values.isEmpty)
         }
         repairBareParameters(&property, log: &log)
         if quotedPrintable {
@@ -74,7 +74,8 @@ enum CardParser {
             // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text.
             property.value = repaired.value
             for escape in repaired.repaired { log.note(.escapes, escape) }
-        } else if property.parameterValues("ENCODING").contains(where: { $0.lowercased() == "b" }) {
+        } else if property.parameters.contains(where: { $0.name == "ENCODING" && $0.values.first?.lowercased() == "b" })
+        {
             // Base64 folded with extra spaces (Apple's two-space continuation lines): the spaces are not data.
             property.value = TextValue.removingWhitespace(text)
         }
@@ -186,7 +187,8 @@ struct RepairLog: Sendable {
             case .charset: return ["decoded CHARSET=\(items.joined(separator: ", CHARSET=")) to UTF-8"]
             case .unusableCharset: return ["could not decode \(list)"]
             case .notUTF8: return ["read text that is not UTF-8 as Windows-1252 (\(list))"]
-            case .escapes: return ["read non-standard escapes \(items.joined(separator: " ")) as the escaped characters"]
+            case .escapes:
+                return ["read non-standard escapes \(items.joined(separator: " ")) as the escaped characters"]
             case .bareParameters: return ["read bare parameters \(list)"]
             }
         }

@@ -85,7 +85,9 @@ enum Charset {
         output.reserveCapacity(input.count + input.count / 2)
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         let ok = input.withUnsafeMutableBufferPointer { inputBuffer -> Bool in
-            var inPointer = inputBuffer.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) }
+            var inPointer = inputBuffer.baseAddress.map {
+                UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self)
+            }
             var inLeft = inputBuffer.count
             var flushing = false
             while true {

@@ -64,7 +64,8 @@ struct ImportExportTests {
         #expect(result.stderr.contains("Imported 2, repaired 1, skipped 0"))
         let listed = try contactbox(["list", "--db", work.db]).stdout
         #expect(listed == "Jo \"JJ\" O'Neil\tesc\nwho@nowhere.example\tanon\n")
-        #expect(try contactbox(["list", "--db", work.db, "--search", "NOWHERE"]).stdout == "who@nowhere.example\tanon\n")
+        #expect(
+            try contactbox(["list", "--db", work.db, "--search", "NOWHERE"]).stdout == "who@nowhere.example\tanon\n")
         let shown = try contactbox(["show", "--db", work.db, "anon"])
         #expect(shown.status == 0)
         #expect(shown.stdout == "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:anon\r\nEMAIL:who@nowhere.example\r\nEND:VCARD\r\n")

@@ -96,7 +96,8 @@ struct LenientReadingTests {
 
     @Test("empty and blank lines between cards and between properties are skipped")
     func emptyLines() throws {
-        let text = "\r\n\r\nBEGIN:VCARD\r\n\r\nVERSION:3.0\r\n   \r\nUID:e\r\n\r\nFN:Empty Lines\r\n\r\nEND:VCARD\r\n\r\n\r\n"
+        let text =
+            "\r\n\r\nBEGIN:VCARD\r\n\r\nVERSION:3.0\r\n   \r\nUID:e\r\n\r\nFN:Empty Lines\r\n\r\nEND:VCARD\r\n\r\n\r\n"
         let card = try only(text)
         #expect(card.card.properties.map(\.name) == ["VERSION", "UID", "FN"])
         #expect(card.repairs.isEmpty)
@@ -292,7 +293,8 @@ struct LenientReadingTests {
         #expect(latin.repairs == ["read text that is not UTF-8 as Windows-1252 (FN)"])
         #expect(latin.card.serialized() == "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:l\r\nFN:André François\r\nEND:VCARD\r\n")
         let three = try only(
-            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:t\r\nFN:T\r\nNOTE;ENCODING=QUOTED-PRINTABLE:a=0D=0Ab=\r\nc\r\nEND:VCARD\r\n")
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:t\r\nFN:T\r\nNOTE;ENCODING=QUOTED-PRINTABLE:a=0D=0Ab=\r\nc\r\nEND:VCARD\r\n"
+        )
         #expect(three.card.first("NOTE")?.parameters.isEmpty == true)
         #expect(three.card.first("NOTE")?.text == "a\nbc")
     }

@@ -37,7 +37,9 @@ struct RealWorldCorpusTests {
             #expect(card.first("X-ABUID")?.value == "6B29A774-D124-4822-B8D0-2780EC117F60\\:ABPerson")
             let photo = try #require(card.first("PHOTO"))
             #expect(photo.parameters == [Parameter("ENCODING", ["b"])])
-            #expect(photo.value.hasPrefix("/9j/4AAQSkZJRgABAQAAAQABAAD/4QBARXhpZgAATU0AKgAAAAgAAYdpAAQAAAABAAAAGgAAAAAAAqAC"))
+            #expect(
+                photo.value.hasPrefix(
+                    "/9j/4AAQSkZJRgABAQAAAQABAAD/4QBARXhpZgAATU0AKgAAAAgAAYdpAAQAAAABAAAAGgAAAAAAAqAC"))
             #expect(photo.value.hasSuffix("wkNDg0MDgsMDAv/2wBDAQICAgMCAwUDAwUL/9k="))
         },
         CorpusExpectation(
@@ -48,19 +50,23 @@ struct RealWorldCorpusTests {
             #expect(card.first("EMAIL")?.value == "john.doe@ibm.com")
             #expect(card.first("EMAIL")?.parameterValues("X-COUCHDB-UUID") == ["83a75a5d-2777-45aa-bab5-76a4bd972490"])
             #expect(card.properties.filter { $0.isNamed("TEL") }.map(\.value) == ["905-666-1234", "905-555-1234"])
-            #expect(card.first("ADR")?.components == [
-                "ASB-123", "", "15 Crescent moon drive", "Albaney", "New York", "12345", "United States of America",
-            ])
+            #expect(
+                card.first("ADR")?.components == [
+                    "ASB-123", "", "15 Crescent moon drive", "Albaney", "New York", "12345", "United States of America",
+                ])
             #expect(card.first("NOTE")?.text.contains("TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING") == true)
-            #expect(card.first("X-COUCHDB-APPLICATION-ANNOTATIONS")?.value == "{\"Evolution\":{\"revision\":\"2012-03-05T13:32:54Z\"}}")
+            #expect(
+                card.first("X-COUCHDB-APPLICATION-ANNOTATIONS")?.value
+                    == "{\"Evolution\":{\"revision\":\"2012-03-05T13:32:54Z\"}}")
         },
         CorpusExpectation(
             file: "real/ezvcard-gmail-list.vcf", names: ["Arnold Smith", "Chris Beatle", "Doug White"],
             repairs: [[], [], []]
         ) { cards in
-            #expect(cards.map { $0.first("EMAIL")?.value } == [
-                "asmithk@gmail.com", "chrisy55d@yahoo.com", "dwhite@gmail.com",
-            ])
+            #expect(
+                cards.map { $0.first("EMAIL")?.value } == [
+                    "asmithk@gmail.com", "chrisy55d@yahoo.com", "dwhite@gmail.com",
+                ])
         },
         CorpusExpectation(
             file: "real/ezvcard-gmail-single.vcf", names: ["VCard Test"],
@@ -69,11 +75,13 @@ struct RealWorldCorpusTests {
             let card = try #require(cards.first)
             #expect(card.properties.filter { $0.isNamed("TEL") }.count == 11)
             #expect(card.properties.filter { $0.isNamed("EMAIL") }.count == 5)
-            #expect(card.properties.filter { $0.isNamed("URL") }.map(\.value) == [
-                "http://www.example1.com", "http://www.example2.com", "http://www.example3.com",
-                "http://www.example4.com", "http://www.example5.com", "http://www.example6.com",
-            ])
-            #expect(card.properties.filter { $0.group == "item25" }.map(\.value) == ["Name16", "CustomRelationCategory"])
+            #expect(
+                card.properties.filter { $0.isNamed("URL") }.map(\.value) == [
+                    "http://www.example1.com", "http://www.example2.com", "http://www.example3.com",
+                    "http://www.example4.com", "http://www.example5.com", "http://www.example6.com",
+                ])
+            #expect(
+                card.properties.filter { $0.group == "item25" }.map(\.value) == ["Name16", "CustomRelationCategory"])
             #expect(card.first("NOTE")?.text == "note line 1\nnote line 2\nCustomField: field value")
         },
         CorpusExpectation(
@@ -96,7 +104,8 @@ struct RealWorldCorpusTests {
             file: "real/folkerkinzel-cardbook-v4.vcf",
             names: ["Möhrke Marina", "Dr. Max Horst Mustermann jr. Maxl SED"], repairs: [[], []]
         ) { cards in
-            #expect(cards.map(\.uid) == ["9e49143d-201c-46cc-b1ca-b84cac8211e9", "44a91276-ed88-4fc8-b496-ee14854276f8"])
+            #expect(
+                cards.map(\.uid) == ["9e49143d-201c-46cc-b1ca-b84cac8211e9", "44a91276-ed88-4fc8-b496-ee14854276f8"])
             #expect(cards.map(\.version) == ["4.0", "4.0"])
             #expect(cards[1].properties.filter { $0.isNamed("TEL") }.count == 10)
             #expect(cards[1].first("ADR")?.components[2] == "Priorauer Str. 32")

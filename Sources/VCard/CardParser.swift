@@ -11,7 +11,15 @@ enum CardParser {
             var properties: [Property] = []
             properties.reserveCapacity(lines.count)
             for line in lines {
-                properties.append(try property(from: line, legacy: legacy, log: &log))
+                do throws(VCardError) {
+                    properties.append(try property(from: line, legacy: legacy, log: &log))
+                } catch {
+                    // A line that is no property at all may be the rest of the one before it.
+                    guard error.code == .malformedLine, let last = properties.indices.last,
+                        !PropertyLine.startsLikeProperty(line.bytes),
+                        join(line.bytes, to: &properties[last], legacy: legacy, log: &log)
+                    else { throw error }
+                }
             }
             var card = Card(properties: properties)
             repair(&card, log: &log)
@@ -80,6 +88,50 @@ enum CardParser {
             property.value = TextValue.removingWhitespace(text)
         }
         return property
+    }
+
+    /// Text properties whose writers put raw line breaks in them (a NOTE pasted with its lines).
+    private static let multilineProperties: Set<String> = ["NOTE", "LABEL"]
+
+    /// Joins a line that is not a property to the property before it, when that one can continue: base64 data on
+    /// lines that are not indented (vCard 2.1 writers), or a NOTE or LABEL whose writer did not escape its line
+    /// breaks. Returns false, changing nothing, for any other property.
+    private static func join(
+        _ bytes: [UInt8], to property: inout Property, legacy: Bool, log: inout RepairLog
+    ) -> Bool {
+        let name = property.name.uppercased()
+        if property.parameters.contains(where: { $0.name == "ENCODING" && $0.values.first?.lowercased() == "b" }) {
+            guard bytes.allSatisfy(isBase64OrSpace) else { return false }
+            property.value += String(decoding: bytes.filter { !isSpace($0) }, as: UTF8.self)
+            log.note(.joinedLines, name)
+            return true
+        }
+        guard multilineProperties.contains(name) else { return false }
+        let decoded = Charset.decode(bytes, charset: nil)
+        if decoded.note != nil { log.note(.notUTF8, name) }
+        var text = decoded.text
+        if legacy {
+            text = Legacy.escape(text, property: name)
+        } else if let repaired = TextValue.repairingEscapes(in: text) {
+            text = repaired.value
+            for escape in repaired.repaired { log.note(.escapes, escape) }
+        }
+        property.value += "\\n" + text
+        log.note(.joinedLines, name)
+        return true
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    private static func isBase64OrSpace(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), 0x20, 0x09:
+            true
+        default: false
+        }
     }
 
     private static func isUTF8(_ name: String) -> Bool {
@@ -158,7 +210,7 @@ enum CardParser {
 struct RepairLog: Sendable {
     enum Kind: Sendable {
         case byteOrderMark, lineEnds, added, derivedFN, addedUID, charset, unusableCharset, notUTF8, escapes
-        case bareParameters
+        case bareParameters, joinedLines
     }
 
     private var kinds: [Kind] = []
@@ -190,6 +242,7 @@ struct RepairLog: Sendable {
             case .escapes:
                 return ["read non-standard escapes \(items.joined(separator: " ")) as the escaped characters"]
             case .bareParameters: return ["read bare parameters \(list)"]
+            case .joinedLines: return ["joined lines that were not properties to the \(list) before them"]
             }
         }
     }

@@ -10,17 +10,24 @@ struct PropertyLine {
     /// Whether a parameter was not UTF-8 and was read as Windows-1252.
     var nonUTF8Parameters = false
 
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
+        default: false
+        }
+    }
+
+    /// Whether the line starts as a property does (a name, then `:` or `;`), even if it goes wrong later.
+    static func startsLikeProperty(_ bytes: [UInt8]) -> Bool {
+        guard let end = bytes.firstIndex(where: { !isNameByte($0) }), end > 0 else { return false }
+        return bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: ";")
+    }
+
     init(_ bytes: [UInt8], line: Int) throws(VCardError) {
         var index = 0
-        func isNameByte(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-                true
-            default: false
-            }
-        }
-        while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+        while index < bytes.count, Self.isNameByte(bytes[index]) { index += 1 }
         let fullName = String(decoding: bytes[..<index], as: UTF8.self)
         guard !fullName.isEmpty, index < bytes.count,
             bytes[index] == UInt8(ascii: ":") || bytes[index] == UInt8(ascii: ";")

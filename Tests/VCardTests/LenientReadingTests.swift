@@ -349,6 +349,47 @@ struct LenientReadingTests {
         #expect(parsed[1].repairs.isEmpty)
     }
 
+    // MARK: Lines that are not properties
+
+    @Test("a NOTE or LABEL with raw line breaks keeps its lines; unindented base64 joins its PHOTO; noted once")
+    func rawLineBreaks() throws {
+        let three = try only(
+            card([
+                "VERSION:3.0", "UID:n", "FN:Notes", "NOTE:first line", "second line\\, with a comma",
+                "third \\\"quoted\\\"",
+                "TEL:1",
+            ]))
+        #expect(three.card.first("NOTE")?.text == "first line\nsecond line, with a comma\nthird \"quoted\"")
+        #expect(three.card.first("NOTE")?.value == "first line\\nsecond line\\, with a comma\\nthird \"quoted\"")
+        #expect(three.card.first("TEL")?.value == "1")
+        #expect(
+            three.repairs == [
+                "joined lines that were not properties to the NOTE before them",
+                "read non-standard escapes \\\" as the escaped characters",
+            ])
+        let legacy = try only(
+            card([
+                "VERSION:2.1", "UID:p", "FN:Photo", "PHOTO;ENCODING=BASE64;TYPE=JPEG:/9j/4AAQSkZJRgABAQ",
+                "AAAQABAAD/2wBDABAL", "DA4MChAODQ4SERAT+w==", "", "NOTE:a;b", "c, d",
+            ]))
+        #expect(legacy.card.first("PHOTO")?.value == "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDABALDA4MChAODQ4SERAT+w==")
+        #expect(legacy.card.first("NOTE")?.text == "a;b\nc, d")
+        #expect(legacy.repairs == ["joined lines that were not properties to the PHOTO, NOTE before them"])
+        #expect(legacy.card.serialized().contains("\r\nNOTE:a\\;b\\nc\\, d\r\n"))
+    }
+
+    @Test("a line that is not a property after any other property still fails the card, with its line")
+    func strayLineAfterOtherProperty() {
+        for before in ["FN:Stray", "TEL:1", "EMAIL:a@example.org"] {
+            let results = readAll(
+                "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:s\r\nFN:S\r\n\(before)\r\nnot a property\r\nEND:VCARD\r\n")
+            #expect(errors(results).map(\.code) == [.malformedLine])
+            #expect(errors(results).first?.line == 6)
+        }
+        let broken = readAll("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:s\r\nNOTE:a\r\nTEL;TYPE=CELL\r\nEND:VCARD\r\n")
+        #expect(errors(broken).map(\.code) == [.malformedLine], "a broken property line is not joined to a NOTE")
+    }
+
     // MARK: Everything at once
 
     @Test("one card with every kind of repair notes each kind once, in order, and round-trips after")

@@ -104,10 +104,14 @@ struct LineReader {
 
     /// Where the line end that starts at `end` stops, or nil when a run of CRs reaches the end of the buffer and
     /// more input may still bring the LF that decides it.
+    /// A run of more CRs than this is not one line end: the first CR ends the line alone (so that the CRs of a
+    /// broken file never pile up in the buffer waiting for an LF).
+    static let maxCRRun = 8
+
     private mutating func terminatorEnd(at end: Int) -> Int? {
         guard buffer[end] == Self.carriageReturn else { return end + 1 }
         var index = end
-        while index < buffer.count, buffer[index] == Self.carriageReturn { index += 1 }
+        while index < buffer.count, index - end < Self.maxCRRun, buffer[index] == Self.carriageReturn { index += 1 }
         if index == buffer.count, !atEnd { return nil }
         if index < buffer.count, buffer[index] == Self.lineFeed {
             if index - end > 1 { unusualLineEnds += 1 }

@@ -83,6 +83,22 @@ struct LenientReadingTests {
         }
     }
 
+    @Test("a file of nothing but CRs reads in bounded memory as empty lines")
+    func onlyCarriageReturns() throws {
+        let crs = [UInt8](repeating: 0x0D, count: 3 * LineReader.chunkSize + 5)
+        let card = Array("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:after\r\nFN:After\r\nEND:VCARD\r\n".utf8)
+        let file = try TemporaryFile(bytes: crs + card)
+        var lines = LineReader(file: try FileDescriptor(path: file.path), maxLineLength: 1024)
+        var count = 0
+        while let line = lines.next() {
+            if case .text(let bytes, _) = line { #expect(bytes.count <= 11) }
+            count += 1
+        }
+        #expect(count > 3 * LineReader.chunkSize / LineReader.maxCRRun)
+        let results = readAll(try CardReader(path: file.path))
+        #expect(try results.map { try $0.get().card.uid } == ["after"])
+    }
+
     @Test("a byte order mark at the start, or before a card appended to another file, is ignored and noted")
     func byteOrderMark() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]

@@ -60,9 +60,10 @@ public struct CardReader {
                 }
                 return nil
             }
+            let hadByteOrderMark = (try? line.get())?.bytes.starts(with: Self.byteOrderMark) == true
             switch line.map(Self.withoutByteOrderMark) {
             case .success(let raw) where Self.isBegin(raw.bytes):
-                if raw.bytes.count != (try? line.get())?.bytes.count { pendingBOM = true }
+                if hadByteOrderMark { pendingBOM = true }
                 if let garbageLine {
                     pendingBegin = raw.number
                     return .failure(missingBegin(garbageLine))
@@ -84,9 +85,11 @@ public struct CardReader {
             .missingBegin, line: line, "content outside a card: expected BEGIN:VCARD; skipped up to the next card")
     }
 
-    /// The line without a leading UTF-8 byte order mark (EF BB BF).
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// The line without a leading UTF-8 byte order mark.
     private static func withoutByteOrderMark(_ raw: RawLine) -> RawLine {
-        guard raw.bytes.starts(with: [0xEF, 0xBB, 0xBF]) else { return raw }
+        guard raw.bytes.starts(with: byteOrderMark) else { return raw }
         return RawLine(bytes: Array(raw.bytes.dropFirst(3)), number: raw.number)
     }
 

@@ -209,7 +209,8 @@ enum CardParser {
 /// "repaired:".
 struct RepairLog: Sendable {
     enum Kind: Sendable {
-        case byteOrderMark, lineEnds, added, derivedFN, addedUID, charset, unusableCharset, notUTF8, escapes
+        case fileEncoding, byteOrderMark, lineEnds, added, derivedFN, addedUID, charset, unusableCharset, notUTF8,
+            escapes
         case bareParameters, joinedLines
     }
 
@@ -231,6 +232,7 @@ struct RepairLog: Sendable {
             let items = details[kind] ?? []
             let list = items.joined(separator: ", ")
             switch kind {
+            case .fileEncoding: return ["read a file written in \(list) (vCard is UTF-8)"]
             case .byteOrderMark: return ["ignored a byte order mark"]
             case .lineEnds: return ["read line ends written as CR CR LF or a lone CR"]
             case .added: return items.map { "added \($0)" }

@@ -95,6 +95,7 @@ public struct CardReader {
 
     private mutating func readCard(beginningAt begin: Int) -> Result<ParsedCard, VCardError> {
         var log = RepairLog()
+        if let encoding = lines.convertedFrom { log.note(.fileEncoding, encoding) }
         if pendingBOM { log.note(.byteOrderMark) }
         pendingBOM = false
         let unusualLineEndsBefore = lines.unusualLineEnds

@@ -136,3 +136,66 @@ enum Charset {
         0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
     ]
 }
+
+/// A streaming conversion to UTF-8 through iconv, for a whole file in another encoding (UTF-16 with a byte order
+/// mark, as Windows writes "Unicode" text). Input comes in chunks; a sequence cut at the end of one chunk is kept for
+/// the next, and a unit that is not valid becomes U+FFFD, so the stream always goes on.
+final class Transcoder {
+    private let descriptor: iconv_t
+    /// The start of a sequence that the last chunk cut off (at most a few bytes).
+    private var pending: [UInt8] = []
+
+    init?(from charset: String) {
+        guard let descriptor = iconv_open("UTF-8", charset), Int(bitPattern: descriptor) != -1 else { return nil }
+        self.descriptor = descriptor
+    }
+
+    deinit { iconv_close(descriptor) }
+
+    /// The UTF-8 for `chunk` (and what was pending); `final` flushes what is left.
+    func convert(_ chunk: ArraySlice<UInt8>, final: Bool) -> [UInt8] {
+        var input = pending + chunk
+        pending = []
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count * 3 / 2)
+        var buffer = [UInt8](repeating: 0, count: Charset.chunkSize)
+        input.withUnsafeMutableBufferPointer { inputBuffer in
+            var inPointer = inputBuffer.baseAddress.map {
+                UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self)
+            }
+            var inLeft = inputBuffer.count
+            while inLeft > 0 {
+                let (status, error, produced) = buffer.withUnsafeMutableBufferPointer { outputBuffer in
+                    var outPointer = outputBuffer.baseAddress.map {
+                        UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self)
+                    }
+                    var outLeft = outputBuffer.count
+                    let status = iconv(descriptor, &inPointer, &inLeft, &outPointer, &outLeft)
+                    return (status, status == -1 ? errno : 0, outputBuffer.count - outLeft)
+                }
+                output += buffer[0..<produced]
+                guard status == -1 else { continue }
+                switch error {
+                case E2BIG:
+                    continue
+                case EINVAL where !final:
+                    // Cut off at the end of the chunk: the rest comes with the next one.
+                    pending = Array(
+                        UnsafeBufferPointer(
+                            start: inPointer.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) },
+                            count: inLeft))
+                    inLeft = 0
+                default:
+                    // Not valid (or cut off at the very end): U+FFFD for one 2-byte unit, and on.
+                    output += [0xEF, 0xBF, 0xBD]
+                    let skip = min(2, inLeft)
+                    inPointer = inPointer.map { $0 + skip }
+                    inLeft -= skip
+                }
+            }
+        }
+        return output
+    }
+}
+
+@available(*, unavailable) extension Transcoder: Sendable {}

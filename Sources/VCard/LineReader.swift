@@ -45,6 +45,10 @@ struct LineReader {
     private(set) var lineNumber = 0
     /// Lines that ended with CR CR LF or a bare CR so far.
     private(set) var unusualLineEnds = 0
+    /// Set when the input is UTF-16 (it starts with a UTF-16 byte order mark): what is read goes through it.
+    private var transcoder: Transcoder?
+    /// The encoding the input was converted from, when it was not UTF-8 ("UTF-16").
+    private(set) var convertedFrom: String?
     /// Bytes taken from the source so far, for progress reports.
     private var bytesRead = 0
     private(set) var readError: String?
@@ -60,13 +64,26 @@ struct LineReader {
     init(bytes: [UInt8], maxLineLength: Int) {
         self.file = nil
         self.buffer = bytes
-        self.bytesRead = bytes.count
         self.atEnd = true
         self.maxLineLength = maxLineLength
+        if Self.startsAsUTF16(bytes[...]), let transcoder = Transcoder(from: "UTF-16") {
+            buffer = transcoder.convert(bytes[...], final: true)
+            convertedFrom = "UTF-16"
+        }
+        self.bytesRead = buffer.count
+    }
+
+    /// A UTF-16 byte order mark (little or big endian), and not the UTF-32 one that starts like it.
+    private static func startsAsUTF16(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let head = Array(bytes.prefix(4))
+        guard head.count >= 2 else { return false }
+        if head[0] == 0xFE, head[1] == 0xFF { return true }
+        return head[0] == 0xFF && head[1] == 0xFE && !(head.count == 4 && head[2] == 0 && head[3] == 0)
     }
 
     /// How far into the input the lines handed out so far reach.
-    var position: Int { bytesRead - (buffer.count - start) }
+    /// (Approximate for converted input, whose buffered bytes are UTF-8 and not those read.)
+    var position: Int { min(bytesRead, max(0, bytesRead - (buffer.count - start))) }
 
     mutating func next() -> Line? {
         var discarding = false
@@ -141,8 +158,19 @@ struct LineReader {
             }
         } while count < 0 && errno == EINTR
         if count < 0 { readError = String(cString: strerror(errno)) }
+        let firstChunk = bytesRead == 0
         bytesRead += max(count, 0)
         buffer.removeLast(Self.chunkSize - max(count, 0))
         if count <= 0 { atEnd = true }
+        if firstChunk, Self.startsAsUTF16(buffer[old...]), let transcoder = Transcoder(from: "UTF-16") {
+            self.transcoder = transcoder
+            convertedFrom = "UTF-16"
+        }
+        if let transcoder {
+            let raw = buffer[old...]
+            let converted = transcoder.convert(raw, final: atEnd)
+            buffer.removeSubrange(old...)
+            buffer += converted
+        }
     }
 }

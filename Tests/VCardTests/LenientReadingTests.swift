@@ -99,6 +99,39 @@ struct LenientReadingTests {
         #expect(try results.map { try $0.get().card.uid } == ["after"])
     }
 
+    @Test("a file saved as UTF-16 (little or big endian, with its BOM) is converted as it streams, noted per card")
+    func utf16Files() throws {
+        // "😀ü" is three UTF-16 units: with the three shifts below, one chunk boundary falls inside a surrogate pair.
+        let note = "日本語 é " + String(repeating: "😀ü", count: LineReader.chunkSize / 5)
+        let text =
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:w1\r\nFN:Zoë 山田\r\nNOTE:\(note)\r\nEND:VCARD\r\n"
+            + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:w2\r\nFN:Second 😀\r\nEND:VCARD\r\n"
+        var little: [UInt8] = [0xFF, 0xFE]
+        var big: [UInt8] = [0xFE, 0xFF]
+        for unit in text.utf16 {
+            little += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+            big += [UInt8(unit >> 8), UInt8(unit & 0xFF)]
+        }
+        for shift in 0..<3 {
+            // Empty lines (LF, one unit each) before the card move the 64 KiB chunk boundaries by a unit each time.
+            let padded =
+                Array(little.prefix(2)) + Array(repeating: [0x0A, 0x00], count: shift).joined()
+                + little.dropFirst(2)
+            let file = try TemporaryFile(bytes: padded)
+            let parsed = readAll(try CardReader(path: file.path)).compactMap { try? $0.get() }
+            #expect(parsed.map(\.card.displayName) == ["Zoë 山田", "Second 😀"])
+            #expect(parsed.first?.card.first("NOTE")?.value == note)
+            #expect(
+                parsed.map(\.repairs) == Array(repeating: ["read a file written in UTF-16 (vCard is UTF-8)"], count: 2))
+        }
+        let fromBytes = try parsed(big)
+        #expect(fromBytes.map(\.card.uid) == ["w1", "w2"])
+        #expect(fromBytes.first?.card.first("NOTE")?.value == note)
+        #expect(
+            fromBytes.first?.card.serialized().hasPrefix("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:w1\r\nFN:Zoë 山田\r\n")
+                == true)
+    }
+
     @Test("a byte order mark at the start, or before a card appended to another file, is ignored and noted")
     func byteOrderMark() throws {
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]

@@ -38,10 +38,10 @@ enum CardParser {
         from line: CardReader.RawLine, legacy: Bool, log: inout RepairLog
     ) throws(VCardError) -> Property {
         let parsed = try PropertyLine(line.bytes, line: line.number)
-        if parsed.nonUTF8Parameters { log.note(.notUTF8, parsed.name) }
         var property = Property(
             group: parsed.group, name: standardName(parsed.name),
             parameters: parsed.parameters.map { Parameter(standardName($0.name), $0.values) }, value: "")
+        if parsed.nonUTF8Parameters { log.note(.notUTF8, property.name) }
         let upperName = property.name.uppercased()
         let encoding = property.parameterValues("ENCODING").first?.uppercased()
         let quotedPrintable =

@@ -190,6 +190,12 @@ extension SyncSession {
             }
         case .removed: write = .create(outgoing)
         }
+        queueUpload(write, uid: uid, hash: hash, hadRefusal: refusal != nil)
+    }
+
+    /// Queues an upload and what follows it: the new base, or the failure's handling. A server that refuses a card
+    /// without FN gets it once more with an FN made from the card's own N, ORG, EMAIL or TEL (never invented), noted.
+    private func queueUpload(_ write: RemoteWrite, uid: String, hash: String, hadRefusal: Bool, withFN: Bool = false) {
         let target = write.href(in: book)
         let isCreate: Bool
         if case .create = write { isCreate = true } else { isCreate = false }
@@ -202,10 +208,16 @@ extension SyncSession {
                         guard let entry else { return }
                         if isCreate { report.counts.uploaded += 1 } else { report.counts.updated += 1 }
                         recordBase(uid: uid, entry: entry, hash: hash, created: isCreate)
-                        if refusal != nil {
+                        if hadRefusal {
                             pending.append { [self] in try store.clearRefusal(remoteID: remote.id, uid: uid) }
                         }
                     case .failure(let error):
+                        if case .rejected = error.kind, !withFN, let (named, note) = write.card?.addingDerivedFN() {
+                            report.recordNote("\(book.name): \(uid): refused (\(error.message)); sent again: \(note)")
+                            queueUpload(
+                                write.with(named), uid: uid, hash: hash, hadRefusal: hadRefusal, withFN: true)
+                            return
+                        }
                         try handleWriteFailure(error, uid: uid, href: target, hash: hash)
                     }
                 }
@@ -266,6 +278,23 @@ extension SyncSession {
 }
 
 extension RemoteWrite {
+    /// The card a create or an update sends.
+    var card: Card? {
+        switch self {
+        case .create(let card), .update(_, _, let card): card
+        case .delete: nil
+        }
+    }
+
+    /// The same write with another card.
+    func with(_ card: Card) -> RemoteWrite {
+        switch self {
+        case .create: .create(card)
+        case .update(let href, let etag, _): .update(href: href, etag: etag, card: card)
+        case .delete: self
+        }
+    }
+
     /// Where the write goes on `book`.
     func href(in book: AddressBook) -> String {
         switch self {

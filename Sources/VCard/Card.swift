@@ -32,9 +32,6 @@ public struct Card: Sendable, Equatable {
         }
     }
 
-    /// The formatted name, unescaped, for lists and logs.
-    public var displayName: String { isOpaque ? Self.unreadableName : first("FN")?.text ?? "" }
-
     /// A fresh random UID: a version 4 UUID (RFC 9562 5.4), from the kernel's random generator.
     public static func makeUID() -> String {
         var bytes = [UInt8](repeating: 0, count: 16)

@@ -1,17 +1,29 @@
-/// Turns the unfolded lines of one card into a `Card`: decodes the values, upgrades vCard 2.1 to 3.0, checks
-/// text escapes, and repairs a missing `VERSION`, `UID` or `FN`.
+/// Turns the unfolded lines of one card into a `Card`: decodes the values, upgrades vCard 2.1 to 3.0, repairs what
+/// real exporters get wrong (non-standard escapes, bare parameters, legacy or missing charsets) and a missing
+/// `VERSION`, `UID` or `FN`, noting each kind of repair once.
 enum CardParser {
-    static func parse(_ lines: [CardReader.RawLine], beginLine: Int) -> Result<ParsedCard, VCardError> {
+    static func parse(
+        _ lines: [CardReader.RawLine], beginLine: Int, repairs initial: RepairLog = RepairLog()
+    ) -> Result<ParsedCard, VCardError> {
         do throws(VCardError) {
+            var log = initial
             let legacy = lines.contains { isVersion21($0.bytes) }
             var properties: [Property] = []
             properties.reserveCapacity(lines.count)
             for line in lines {
-                properties.append(try property(from: line, legacy: legacy))
+                do throws(VCardError) {
+                    properties.append(try property(from: line, legacy: legacy, log: &log))
+                } catch {
+                    // A line that is no property at all may be the rest of the one before it.
+                    guard error.code == .malformedLine, let last = properties.indices.last,
+                        !PropertyLine.startsLikeProperty(line.bytes),
+                        join(line.bytes, to: &properties[last], legacy: legacy, log: &log)
+                    else { throw error }
+                }
             }
             var card = Card(properties: properties)
-            let repairs = try repair(&card, beginLine: beginLine)
-            return .success(ParsedCard(card: card, line: beginLine, repairs: repairs))
+            repair(&card, log: &log)
+            return .success(ParsedCard(card: card, line: beginLine, repairs: log.messages))
         } catch {
             return .failure(error)
         }
@@ -22,79 +34,218 @@ enum CardParser {
         return text == "VERSION:2.1"
     }
 
-    private static func property(from line: CardReader.RawLine, legacy: Bool) throws(VCardError) -> Property {
+    private static func property(
+        from line: CardReader.RawLine, legacy: Bool, log: inout RepairLog
+    ) throws(VCardError) -> Property {
         let parsed = try PropertyLine(line.bytes, line: line.number)
-        var property = Property(group: parsed.group, name: parsed.name, parameters: parsed.parameters, value: "")
-        let upperName = parsed.name.uppercased()
+        var property = Property(
+            group: parsed.group, name: standardName(parsed.name),
+            parameters: parsed.parameters.map { Parameter(standardName($0.name), $0.values) }, value: "")
+        if parsed.nonUTF8Parameters { log.note(.notUTF8, property.name) }
+        let upperName = property.name.uppercased()
         let encoding = property.parameterValues("ENCODING").first?.uppercased()
         let quotedPrintable =
             encoding == "QUOTED-PRINTABLE"
-            || parsed.parameters.contains { $0.values.isEmpty && $0.name.uppercased() == "QUOTED-PRINTABLE" }
+            || property.parameters.contains { $0.values.isEmpty && $0.name.uppercased() == "QUOTED-PRINTABLE" }
         let raw = quotedPrintable ? QuotedPrintable.decode(parsed.value)[...] : parsed.value
         let charset = property.parameterValues("CHARSET").first
-        guard let text = QuotedPrintable.string(raw, charset: charset) else {
-            if let charset, QuotedPrintable.string([], charset: charset) == nil {
-                throw VCardError(
-                    .unsupportedCharset, line: line.number, "\(parsed.name) uses unsupported CHARSET=\(charset)")
-            }
-            _ = try PropertyLine.utf8(raw, line: line.number, what: "the value of \(parsed.name)")
-            throw VCardError(.invalidUTF8, line: line.number, "the value of \(parsed.name) is not valid UTF-8")
+        let decoded = Charset.decode(raw, charset: charset)
+        switch decoded.note {
+        case nil: break
+        case .decoded(let name): log.note(.charset, name)
+        case .notUTF8: log.note(.notUTF8, property.name)
+        case .unusable(let name, let readAs): log.note(.unusableCharset, "CHARSET=\(name) (read as \(readAs))")
         }
+        let text = decoded.text
         if legacy {
             return Legacy.upgrade(property, value: text)
         }
+        // The value is UTF-8 now: a legacy CHARSET would be false, and 3.0 and 4.0 have no quoted-printable.
+        // Names are upper case by now (`standardName`), so they compare as they are: this runs for every property.
+        property.parameters.removeAll {
+            ($0.name == "CHARSET" && !isUTF8(Charset.canonicalName($0.values.first ?? "")))
+                || ($0.name == "ENCODING" && $0.values.first?.uppercased() == "QUOTED-PRINTABLE")
+                || ($0.name == "QUOTED-PRINTABLE" && $0.values.isEmpty)
+        }
+        repairBareParameters(&property, log: &log)
         if quotedPrintable {
             // A 3.0 writer that used quoted-printable anyway: keep the text, in 3.0 form.
-            property.parameters = property.parameters.filter {
-                $0.name.uppercased() != "ENCODING" && $0.name.uppercased() != "CHARSET" && !$0.values.isEmpty
-            }
             property.value = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }
                 .joined(separator: "\\n")
             return property
         }
         property.value = text
-        if TextValue.textProperties.contains(upperName), let bad = TextValue.badEscape(in: text) {
-            throw VCardError(
-                .badEscape, line: line.number,
-                "\(parsed.name) has an invalid escape \"\\\(bad.character)\" (only \\\\ \\, \\; \\n are allowed)")
+        if TextValue.textProperties.contains(upperName), let repaired = TextValue.repairingEscapes(in: text) {
+            property.value = repaired.value
+            for escape in repaired.repaired { log.note(.escapes, escape) }
+        } else if upperName == "URL", let repaired = TextValue.unescapingURI(text) {
+            // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text.
+            property.value = repaired.value
+            for escape in repaired.repaired { log.note(.escapes, escape) }
+        } else if property.parameters.contains(where: { $0.name == "ENCODING" && $0.values.first?.lowercased() == "b" })
+        {
+            // Base64 folded with extra spaces (Apple's two-space continuation lines): the spaces are not data.
+            property.value = TextValue.removingWhitespace(text)
         }
         return property
     }
 
-    private static func repair(_ card: inout Card, beginLine: Int) throws(VCardError) -> [String] {
-        var repairs: [String] = []
+    /// Text properties whose writers put raw line breaks in them (a NOTE pasted with its lines).
+    private static let multilineProperties: Set<String> = ["NOTE", "LABEL"]
+
+    /// Joins a line that is not a property to the property before it, when that one can continue: base64 data on
+    /// lines that are not indented (vCard 2.1 writers), or a NOTE or LABEL whose writer did not escape its line
+    /// breaks. Returns false, changing nothing, for any other property.
+    private static func join(
+        _ bytes: [UInt8], to property: inout Property, legacy: Bool, log: inout RepairLog
+    ) -> Bool {
+        let name = property.name.uppercased()
+        if property.parameters.contains(where: { $0.name == "ENCODING" && $0.values.first?.lowercased() == "b" }) {
+            guard bytes.allSatisfy(isBase64OrSpace) else { return false }
+            property.value += String(decoding: bytes.filter { !isSpace($0) }, as: UTF8.self)
+            log.note(.joinedLines, name)
+            return true
+        }
+        guard multilineProperties.contains(name) else { return false }
+        let decoded = Charset.decode(bytes, charset: nil)
+        if decoded.note != nil { log.note(.notUTF8, name) }
+        var text = decoded.text
+        if legacy {
+            text = Legacy.escape(text, property: name)
+        } else if let repaired = TextValue.repairingEscapes(in: text) {
+            text = repaired.value
+            for escape in repaired.repaired { log.note(.escapes, escape) }
+        }
+        property.value += "\\n" + text
+        log.note(.joinedLines, name)
+        return true
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    private static func isBase64OrSpace(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), 0x20, 0x09:
+            true
+        default: false
+        }
+    }
+
+    private static func isUTF8(_ name: String) -> Bool {
+        name == "UTF-8" || name == "UTF8" || name == "US-ASCII" || name == "ASCII"
+    }
+
+    /// Property and parameter names in upper case, as RFC 6350 writes them (they are case-insensitive), except
+    /// `X-` names, which some readers match exactly as their writer spelled them (Apple's `X-ABLabel`).
+    static func standardName(_ name: String) -> String {
+        let utf8 = name.utf8
+        if utf8.count >= 2, utf8.first.map({ $0 | 0x20 }) == UInt8(ascii: "x"),
+            utf8.dropFirst().first == UInt8(ascii: "-")
+        {
+            return name
+        }
+        return name.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? name.uppercased() : name
+    }
+
+    /// vCard 2.1's bare parameters (`TEL;CELL:`) in a 3.0 or 4.0 card, which has none: a type becomes `TYPE=CELL`,
+    /// `BASE64` becomes `ENCODING=b`, and the 2.1 transfer encodings `7BIT` and `8BIT` go.
+    private static func repairBareParameters(_ property: inout Property, log: inout RepairLog) {
+        guard property.parameters.contains(where: { $0.values.isEmpty }) else { return }
+        var types: [String] = []
+        var kept: [Parameter] = []
+        for parameter in property.parameters {
+            guard parameter.values.isEmpty else {
+                kept.append(parameter)
+                continue
+            }
+            switch parameter.name.uppercased() {
+            case "BASE64", "B":
+                kept.append(Parameter("ENCODING", ["b"]))
+                log.note(.bareParameters, parameter.name + " as ENCODING=b")
+            case "7BIT", "8BIT":
+                log.note(.bareParameters, parameter.name + " dropped")
+            default:
+                types.append(parameter.name)
+                log.note(.bareParameters, parameter.name + " as TYPE=" + parameter.name)
+            }
+        }
+        if !types.isEmpty {
+            if let index = kept.firstIndex(where: { $0.name.uppercased() == "TYPE" }) {
+                kept[index].values += types
+            } else {
+                kept.append(Parameter("TYPE", types))
+            }
+        }
+        property.parameters = kept
+    }
+
+    /// A missing VERSION or UID is added; a missing FN is derived from N or ORG when the card has one. A card with
+    /// no name at all (only an EMAIL, a TEL or an ADR) is kept as it is: `Card.displayName` lists it by what it has,
+    /// and `Card.addingDerivedFN()` makes an FN for a server that requires one.
+    private static func repair(_ card: inout Card, log: inout RepairLog) {
         if card.first("VERSION") == nil {
             card.properties.insert(Property(name: "VERSION", value: "3.0"), at: 0)
-            repairs.append("added VERSION:3.0")
+            log.note(.added, "VERSION:3.0")
         }
-        if card.first("FN").map({ $0.text.isEmpty }) ?? true {
-            guard let (name, source) = derivedName(card) else {
-                throw VCardError(.missingName, line: beginLine, "card has no FN, and no N or ORG to derive one from")
-            }
-            let fn = Property(name: "FN", value: TextValue.escape(name))
+        if card.formattedName == nil, let derived = card.derivedFN, derived.source == "N" || derived.source == "ORG" {
+            let fn = Property(name: "FN", value: TextValue.escape(derived.text))
             card.properties.removeAll { $0.isNamed("FN") }
-            let after = card.properties.firstIndex { $0.isNamed(source) } ?? (card.properties.count - 1)
+            let after = card.properties.firstIndex { $0.isNamed(derived.source) } ?? (card.properties.count - 1)
             card.properties.insert(fn, at: after + 1)
-            repairs.append("derived FN from \(source)")
+            log.note(.derivedFN, derived.source)
         }
         if (card.uid ?? "").isEmpty {
             let uid = Card.makeUID()
             card.setUID(uid)
-            repairs.append("added UID \(uid)")
+            log.note(.addedUID, uid)
         }
-        return repairs
+    }
+}
+
+/// What was repaired in one card, each kind once, in the order first seen: `messages` is what import prints after
+/// "repaired:".
+struct RepairLog: Sendable {
+    enum Kind: Sendable {
+        case fileEncoding, byteOrderMark, lineEnds, added, derivedFN, addedUID, charset, unusableCharset, notUTF8,
+            escapes
+        case bareParameters, joinedLines
     }
 
-    /// RFC 6350 6.2.2: N is family; given; additional; prefixes; suffixes. A person writes them
-    /// "prefixes given additional family suffixes".
-    private static func derivedName(_ card: Card) -> (String, String)? {
-        if let n = card.first("N") {
-            let parts = n.components + Array(repeating: "", count: max(0, 5 - n.components.count))
-            let name = [parts[3], parts[1], parts[2], parts[0], parts[4]]
-                .filter { !$0.isEmpty }.joined(separator: " ")
-            if !name.isEmpty { return (name, "N") }
+    private var kinds: [Kind] = []
+    private var details: [Kind: [String]] = [:]
+
+    mutating func note(_ kind: Kind, _ detail: String = "") {
+        if details[kind] == nil {
+            kinds.append(kind)
+            details[kind] = []
         }
-        if let org = card.first("ORG")?.components.first, !org.isEmpty { return (org, "ORG") }
-        return nil
+        if !detail.isEmpty, details[kind]?.contains(detail) == false { details[kind]?.append(detail) }
+    }
+
+    var isEmpty: Bool { kinds.isEmpty }
+
+    var messages: [String] {
+        kinds.flatMap { kind -> [String] in
+            let items = details[kind] ?? []
+            let list = items.joined(separator: ", ")
+            switch kind {
+            case .fileEncoding: return ["read a file written in \(list) (vCard is UTF-8)"]
+            case .byteOrderMark: return ["ignored a byte order mark"]
+            case .lineEnds: return ["read line ends written as CR CR LF or a lone CR"]
+            case .added: return items.map { "added \($0)" }
+            case .derivedFN: return items.map { "derived FN from \($0)" }
+            case .addedUID: return items.map { "added UID \($0)" }
+            case .charset: return ["decoded CHARSET=\(items.joined(separator: ", CHARSET=")) to UTF-8"]
+            case .unusableCharset: return ["could not decode \(list)"]
+            case .notUTF8: return ["read text that is not UTF-8 as Windows-1252 (\(list))"]
+            case .escapes:
+                return ["read non-standard escapes \(items.joined(separator: " ")) as the escaped characters"]
+            case .bareParameters: return ["read bare parameters \(list)"]
+            case .joinedLines: return ["joined lines that were not properties to the \(list) before them"]
+            }
+        }
     }
 }

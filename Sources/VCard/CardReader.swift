@@ -27,6 +27,9 @@ public struct CardReader {
     private var lines: LineReader
     private var lookahead: LineReader.Line?
     private var pendingBegin: Int?
+    /// A byte order mark was seen before the card about to be read (at the start of the input, or of a file that
+    /// was appended to another).
+    private var pendingBOM = false
 
     public init(path: String) throws(VCardError) {
         lines = LineReader(file: try FileDescriptor(path: path), maxLineLength: Limits.maxLineBytes)
@@ -57,8 +60,10 @@ public struct CardReader {
                 }
                 return nil
             }
-            switch line {
+            let hadByteOrderMark = (try? line.get())?.bytes.starts(with: Self.byteOrderMark) == true
+            switch line.map(Self.withoutByteOrderMark) {
             case .success(let raw) where Self.isBegin(raw.bytes):
+                if hadByteOrderMark { pendingBOM = true }
                 if let garbageLine {
                     pendingBegin = raw.number
                     return .failure(missingBegin(garbageLine))
@@ -80,7 +85,20 @@ public struct CardReader {
             .missingBegin, line: line, "content outside a card: expected BEGIN:VCARD; skipped up to the next card")
     }
 
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// The line without a leading UTF-8 byte order mark.
+    private static func withoutByteOrderMark(_ raw: RawLine) -> RawLine {
+        guard raw.bytes.starts(with: byteOrderMark) else { return raw }
+        return RawLine(bytes: Array(raw.bytes.dropFirst(3)), number: raw.number)
+    }
+
     private mutating func readCard(beginningAt begin: Int) -> Result<ParsedCard, VCardError> {
+        var log = RepairLog()
+        if let encoding = lines.convertedFrom { log.note(.fileEncoding, encoding) }
+        if pendingBOM { log.note(.byteOrderMark) }
+        pendingBOM = false
+        let unusualLineEndsBefore = lines.unusualLineEnds
         var body: [RawLine] = []
         var size = 0
         var failure: VCardError?
@@ -90,7 +108,8 @@ public struct CardReader {
                 if failure == nil { failure = error }
             case .success(let raw) where Self.isEnd(raw.bytes):
                 if let failure { return .failure(failure) }
-                return CardParser.parse(body, beginLine: begin)
+                if lines.unusualLineEnds > unusualLineEndsBefore { log.note(.lineEnds) }
+                return CardParser.parse(body, beginLine: begin, repairs: log)
             case .success(let raw) where Self.isBegin(raw.bytes):
                 // A second BEGIN before END: the first card was cut off. Read the new one next time.
                 pendingBegin = raw.number
@@ -130,11 +149,13 @@ public struct CardReader {
                 lookahead = next
                 break
             }
-            if let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {
-                bytes.append(contentsOf: more.dropFirst())
-            } else if quotedPrintable, bytes.last == UInt8(ascii: "=") {
+            if quotedPrintable, bytes.last == UInt8(ascii: "=") {
+                // A soft line break (RFC 2045 6.7): what follows is the value's next bytes, leading spaces included.
+                // Some phones end a value with one and an empty line, which ends the value.
                 bytes.removeLast()
                 bytes.append(contentsOf: more)
+            } else if let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {
+                bytes.append(contentsOf: more.dropFirst())
             } else {
                 lookahead = next
                 break

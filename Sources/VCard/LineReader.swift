@@ -21,8 +21,12 @@ final class FileDescriptor {
 
 @available(*, unavailable) extension FileDescriptor: Sendable {}
 
-/// Splits a byte stream into physical lines (LF or CRLF) in bounded memory: it holds one read chunk plus at most
-/// one line of `maxLineLength` bytes, and discards a longer line instead of growing.
+/// Splits a byte stream into physical lines in bounded memory: it holds one read chunk plus at most one line of
+/// `maxLineLength` bytes, and discards a longer line instead of growing.
+///
+/// A line ends with LF, CR LF, any run of CRs before an LF (CR CR LF: a file whose line ends were converted twice on
+/// Windows), or a CR alone (old Mac files); one file may mix them. Ends other than LF and CR LF are counted in
+/// `unusualLineEnds`, so that the card they were in can say it was repaired.
 struct LineReader {
     enum Line {
         case text(ArraySlice<UInt8>, number: Int)
@@ -30,6 +34,8 @@ struct LineReader {
     }
 
     static let chunkSize = 64 * 1024
+    private static let lineFeed = UInt8(ascii: "\n")
+    private static let carriageReturn = UInt8(ascii: "\r")
 
     private let file: FileDescriptor?
     private var buffer: [UInt8]
@@ -37,6 +43,12 @@ struct LineReader {
     private var scanned = 0
     private var atEnd: Bool
     private(set) var lineNumber = 0
+    /// Lines that ended with CR CR LF or a bare CR so far.
+    private(set) var unusualLineEnds = 0
+    /// Set when the input is UTF-16 (it starts with a UTF-16 byte order mark): what is read goes through it.
+    private var transcoder: Transcoder?
+    /// The encoding the input was converted from, when it was not UTF-8 ("UTF-16").
+    private(set) var convertedFrom: String?
     /// Bytes taken from the source so far, for progress reports.
     private var bytesRead = 0
     private(set) var readError: String?
@@ -52,28 +64,43 @@ struct LineReader {
     init(bytes: [UInt8], maxLineLength: Int) {
         self.file = nil
         self.buffer = bytes
-        self.bytesRead = bytes.count
         self.atEnd = true
         self.maxLineLength = maxLineLength
+        if Self.startsAsUTF16(bytes[...]), let transcoder = Transcoder(from: "UTF-16") {
+            buffer = transcoder.convert(bytes[...], final: true)
+            convertedFrom = "UTF-16"
+        }
+        self.bytesRead = buffer.count
+    }
+
+    /// A UTF-16 byte order mark (little or big endian), and not the UTF-32 one that starts like it.
+    private static func startsAsUTF16(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let head = Array(bytes.prefix(4))
+        guard head.count >= 2 else { return false }
+        if head[0] == 0xFE, head[1] == 0xFF { return true }
+        return head[0] == 0xFF && head[1] == 0xFE && !(head.count == 4 && head[2] == 0 && head[3] == 0)
     }
 
     /// How far into the input the lines handed out so far reach.
-    var position: Int { bytesRead - (buffer.count - start) }
+    /// (Approximate for converted input, whose buffered bytes are UTF-8 and not those read.)
+    var position: Int { min(bytesRead, max(0, bytesRead - (buffer.count - start))) }
 
     mutating func next() -> Line? {
         var discarding = false
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
-                lineNumber += 1
-                var end = newline
-                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = buffer[start..<end]
-                start = newline + 1
-                scanned = start
-                if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
-                return .text(line, number: lineNumber)
+            if let end = buffer[scanned...].firstIndex(where: { $0 == Self.lineFeed || $0 == Self.carriageReturn }) {
+                if let after = terminatorEnd(at: end) {
+                    lineNumber += 1
+                    let line = buffer[start..<end]
+                    start = after
+                    scanned = start
+                    if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
+                    return .text(line, number: lineNumber)
+                }
+                scanned = end  // a run of CRs at the end of the buffer: read on to see whether an LF follows
+            } else {
+                scanned = buffer.count
             }
-            scanned = buffer.count
             if atEnd {
                 guard start < buffer.count else { return nil }
                 lineNumber += 1
@@ -83,14 +110,32 @@ struct LineReader {
                 if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
                 return .text(line, number: lineNumber)
             }
-            if buffer.count - start > maxLineLength {
+            if scanned - start > maxLineLength {
                 // Too long to ever be accepted: drop what we have and skip to the end of this line.
                 discarding = true
-                start = buffer.count
-                scanned = start
+                start = scanned
             }
             fill()
         }
+    }
+
+    /// Where the line end that starts at `end` stops, or nil when a run of CRs reaches the end of the buffer and
+    /// more input may still bring the LF that decides it.
+    /// A run of more CRs than this is not one line end: the first CR ends the line alone (so that the CRs of a
+    /// broken file never pile up in the buffer waiting for an LF).
+    static let maxCRRun = 8
+
+    private mutating func terminatorEnd(at end: Int) -> Int? {
+        guard buffer[end] == Self.carriageReturn else { return end + 1 }
+        var index = end
+        while index < buffer.count, index - end < Self.maxCRRun, buffer[index] == Self.carriageReturn { index += 1 }
+        if index == buffer.count, !atEnd { return nil }
+        if index < buffer.count, buffer[index] == Self.lineFeed {
+            if index - end > 1 { unusualLineEnds += 1 }
+            return index + 1
+        }
+        unusualLineEnds += 1
+        return end + 1  // a bare CR ends one line; the CRs after it end empty lines
     }
 
     /// Moves the unread bytes to the front and reads one more chunk.
@@ -113,8 +158,19 @@ struct LineReader {
             }
         } while count < 0 && errno == EINTR
         if count < 0 { readError = String(cString: strerror(errno)) }
+        let firstChunk = bytesRead == 0
         bytesRead += max(count, 0)
         buffer.removeLast(Self.chunkSize - max(count, 0))
         if count <= 0 { atEnd = true }
+        if firstChunk, Self.startsAsUTF16(buffer[old...]), let transcoder = Transcoder(from: "UTF-16") {
+            self.transcoder = transcoder
+            convertedFrom = "UTF-16"
+        }
+        if let transcoder {
+            let raw = buffer[old...]
+            let converted = transcoder.convert(raw, final: atEnd)
+            buffer.removeSubrange(old...)
+            buffer += converted
+        }
     }
 }

@@ -7,18 +7,27 @@ struct PropertyLine {
     var parameters: [Parameter]
     /// The raw value bytes, still in the encoding the parameters declare.
     var value: ArraySlice<UInt8>
+    /// Whether a parameter was not UTF-8 and was read as Windows-1252.
+    var nonUTF8Parameters = false
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+            true
+        default: false
+        }
+    }
+
+    /// Whether the line starts as a property does (a name, then `:` or `;`), even if it goes wrong later.
+    static func startsLikeProperty(_ bytes: [UInt8]) -> Bool {
+        guard let end = bytes.firstIndex(where: { !isNameByte($0) }), end > 0 else { return false }
+        return bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: ";")
+    }
 
     init(_ bytes: [UInt8], line: Int) throws(VCardError) {
         var index = 0
-        func isNameByte(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-                true
-            default: false
-            }
-        }
-        while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
+        while index < bytes.count, Self.isNameByte(bytes[index]) { index += 1 }
         let fullName = String(decoding: bytes[..<index], as: UTF8.self)
         guard !fullName.isEmpty, index < bytes.count,
             bytes[index] == UInt8(ascii: ":") || bytes[index] == UInt8(ascii: ";")
@@ -34,8 +43,9 @@ struct PropertyLine {
         parameters = []
         while index < bytes.count, bytes[index] == UInt8(ascii: ";") {
             index += 1
-            let (parameter, end) = try Self.parameter(bytes, from: index, line: line, property: fullName)
+            let (parameter, end, lossy) = try Self.parameter(bytes, from: index, line: line, property: fullName)
             if !parameter.name.isEmpty { parameters.append(parameter) }
+            if lossy { nonUTF8Parameters = true }
             index = end
         }
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -45,15 +55,21 @@ struct PropertyLine {
     }
 
     private static func parameter(_ bytes: [UInt8], from start: Int, line: Int, property: String)
-        throws(VCardError) -> (Parameter, Int)
+        throws(VCardError) -> (Parameter, Int, Bool)
     {
+        var lossy = false
+        func text(_ slice: ArraySlice<UInt8>) -> String {
+            let decoded = Charset.decode(slice, charset: nil)
+            if decoded.note != nil { lossy = true }
+            return decoded.text
+        }
         var index = start
         while index < bytes.count, ![UInt8(ascii: "="), UInt8(ascii: ";"), UInt8(ascii: ":")].contains(bytes[index]) {
             index += 1
         }
-        let name = try utf8(bytes[start..<index], line: line, what: "a parameter of \(property)")
+        let name = text(bytes[start..<index])
         guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
-            return (Parameter(name, []), index)  // vCard 2.1 bare type: `TEL;CELL:...`
+            return (Parameter(name, []), index, lossy)  // vCard 2.1 bare type: `TEL;CELL:...`
         }
         var values: [String] = []
         repeat {
@@ -76,35 +92,8 @@ struct PropertyLine {
                 }
                 valueEnd = index
             }
-            values.append(try utf8(bytes[valueStart..<valueEnd], line: line, what: "a parameter of \(property)"))
+            values.append(text(bytes[valueStart..<valueEnd]))
         } while index < bytes.count && bytes[index] == UInt8(ascii: ",")
-        return (Parameter(name, values), index)
-    }
-
-    static func utf8(_ bytes: ArraySlice<UInt8>, line: Int, what: String) throws(VCardError) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            let bad = firstInvalidUTF8(bytes)
-            throw VCardError(.invalidUTF8, line: line, "\(what) is not valid UTF-8 (byte \(bad) of the value)")
-        }
-        return text
-    }
-
-    /// The 1-based position of the first byte that breaks UTF-8, for the error message.
-    private static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int {
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        var position = 0
-        var consumed = 0
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar):
-                position += 1
-                consumed += UTF8.width(scalar)
-            case .emptyInput:
-                return consumed + 1
-            case .error:
-                return consumed + 1
-            }
-        }
+        return (Parameter(name, values), index, lossy)
     }
 }

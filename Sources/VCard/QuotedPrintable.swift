@@ -1,5 +1,5 @@
 /// vCard 2.1 value encodings (quoted-printable, RFC 2045 6.7) and character sets, as old phones and Outlook write
-/// them. Everything read is turned into UTF-8.
+/// them. The decoded bytes go to `Charset` to become text.
 enum QuotedPrintable {
     /// Whether the property part of a raw line (before the first `:`) asks for quoted-printable, so that its soft
     /// line breaks must be joined before parsing.
@@ -40,32 +40,5 @@ enum QuotedPrintable {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
         default: nil
         }
-    }
-
-    /// Text in the named character set, or nil when the bytes are not valid in it or the set is not supported.
-    static func string(_ bytes: some Collection<UInt8>, charset: String?) -> String? {
-        switch charset?.uppercased() {
-        case nil, "UTF-8", "UTF8", "US-ASCII", "ASCII":
-            return String(validating: bytes, as: UTF8.self)
-        case "ISO-8859-1", "ISO8859-1", "LATIN1":
-            return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
-        case "WINDOWS-1252", "CP1252":
-            return String(String.UnicodeScalarView(bytes.map(windows1252)))
-        default:
-            return nil
-        }
-    }
-
-    /// Windows-1252 is ISO-8859-1 but for 0x80-0x9F, where Outlook puts typographic quotes, dashes and the euro.
-    private static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
-        let high: [UInt32] = [
-            0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D,
-            0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161,
-            0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
-        ]
-        guard byte >= 0x80, byte <= 0x9F, let scalar = Unicode.Scalar(high[Int(byte) - 0x80]) else {
-            return Unicode.Scalar(byte)
-        }
-        return scalar
     }
 }

@@ -11,20 +11,59 @@ enum TextValue {
     /// Text properties whose value is a list of items separated by `,`.
     static let listProperties: Set<String> = ["NICKNAME", "CATEGORIES"]
 
-    /// The first escape that is not one of the four, as (offset in bytes, the character), or nil.
-    static func badEscape(in raw: String) -> (offset: Int, character: Character)? {
-        var iterator = raw.utf8.enumerated().makeIterator()
-        while let (offset, byte) = iterator.next() {
-            guard byte == UInt8(ascii: "\\") else { continue }
-            guard let (_, next) = iterator.next() else { return (offset, "\\") }
-            switch next {
-            case UInt8(ascii: "\\"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "n"), UInt8(ascii: "N"):
+    /// The value with every escape other than the four (`\"`, `\'`, `\:` ... as Apple, Google and others write
+    /// them) replaced by the character it escapes, and a lone backslash at the end kept as `\\`; nil when there is
+    /// none. `repaired` lists each such escape once, in order, for the card's repairs.
+    static func repairingEscapes(in raw: String) -> (value: String, repaired: [String])? {
+        guard raw.utf8.contains(backslash) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(raw.utf8.count)
+        var repaired: [String] = []
+        var iterator = raw.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == backslash else {
+                result.append(byte)
                 continue
+            }
+            guard let next = iterator.next() else {
+                result += [backslash, backslash]
+                if !repaired.contains("\\") { repaired.append("\\") }
+                break
+            }
+            switch next {
+            case backslash, UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "n"), UInt8(ascii: "N"):
+                result += [backslash, next]
             default:
-                return (offset, Character(UnicodeScalar(next)))
+                // The escaped byte itself; a UTF-8 lead byte keeps its continuation bytes, which follow as usual.
+                result.append(next)
+                let shown = next < 0x80 ? "\\" + String(UnicodeScalar(next)) : "\\(non-ASCII)"
+                if !repaired.contains(shown) { repaired.append(shown) }
             }
         }
-        return nil
+        guard !repaired.isEmpty else { return nil }
+        return (String(decoding: result, as: UTF8.self), repaired)
+    }
+
+    /// A URI value written with text escapes (`http\\://`): every `\\x` becomes `x`; nil when there is none.
+    static func unescapingURI(_ raw: String) -> (value: String, repaired: [String])? {
+        guard raw.utf8.contains(backslash) else { return nil }
+        var result: [UInt8] = []
+        var repaired: [String] = []
+        var escaped = false
+        for byte in raw.utf8 {
+            if escaped {
+                result.append(byte)
+                let shown = byte < 0x80 ? "\\" + String(UnicodeScalar(byte)) : "\\(non-ASCII)"
+                if !repaired.contains(shown) { repaired.append(shown) }
+                escaped = false
+            } else if byte == backslash {
+                escaped = true
+            } else {
+                result.append(byte)
+            }
+        }
+        if escaped { result.append(backslash) }
+        return repaired.isEmpty ? nil : (String(decoding: result, as: UTF8.self), repaired)
     }
 
     // The functions below work on UTF-8 bytes: every character they look at is ASCII, and iterating a String by

@@ -22,6 +22,26 @@ struct ImportTests {
         #expect(try fixture.store.count() == 2)
     }
 
+    @Test("a card without any name is stored without an FN and listed by its EMAIL, else TEL, else (no name)")
+    func namelessCards() throws {
+        let fixture = try StoreFixture()
+        let lines = [("e", "EMAIL:who@nowhere.example"), ("t", "TEL:+1 555 0100"), ("a", "ADR:;;1 Main St;Town;;;")]
+        func read(_ uid: String, _ line: String) throws -> Card {
+            var reader = CardReader(text: "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:\(uid)\r\n\(line)\r\nEND:VCARD\r\n")
+            let result = reader.next()
+            return try #require(result).get().card
+        }
+        let cards = try lines.map(read)
+        #expect(try fixture.store.importChunk(cards) == [.inserted("e"), .inserted("t"), .inserted("a")])
+        #expect(try fixture.store.contact(uid: "e")?.displayName == "who@nowhere.example")
+        #expect(try fixture.store.contact(uid: "t")?.displayName == "+1 555 0100")
+        #expect(try fixture.store.contact(uid: "a")?.displayName == "(no name)")
+        #expect(try fixture.store.contact(uid: "e")?.vcard.contains("FN") == false)
+        var listed: [String] = []
+        try fixture.store.forEachContact(search: nil) { listed.append($0.displayName) }
+        #expect(listed == ["(no name)", "+1 555 0100", "who@nowhere.example"])
+    }
+
     @Test("an exact duplicate, even under another UID and REV, is merged and nothing is written")
     func mergesExactDuplicates() throws {
         let fixture = try StoreFixture()

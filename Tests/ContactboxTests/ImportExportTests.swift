@@ -38,13 +38,40 @@ struct ImportExportTests {
         let work = try Workspace()
         let input = try work.file(
             "mixed.vcf",
-            card("a", "Anna") + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:bad\r\nFN:Bad\\q\r\nEND:VCARD\r\n"
+            card("a", "Anna") + "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:bad\r\nnot a property line\r\nEND:VCARD\r\n"
                 + card("b", "Bert"))
         let result = try contactbox(["import", "--db", work.db, input])
         #expect(result.status == 65)
         #expect(result.stderr.contains("mixed.vcf:9: skipped:"))
         #expect(result.stderr.contains("skipped 1"))
         #expect(try contactbox(["list", "--db", work.db]).stdout == "Anna\ta\nBert\tb\n")
+    }
+
+    @Test("cards as real exporters write them import, each repair said once; a card with no name lists by its EMAIL")
+    func lenientImportAndNamelessCards() throws {
+        let work = try Workspace()
+        let input = try work.file(
+            "phone.vcf",
+            "BEGIN:VCARD\r\r\nVERSION:3.0\r\r\nUID:esc\r\r\nFN:Jo \\\"JJ\\\" O\\'Neil\r\r\nNOTE:say \\\"hi\\\"\r\r\n"
+                + "END:VCARD\r\r\nBEGIN:VCARD\r\nVERSION:3.0\r\nUID:anon\r\nEMAIL:who@nowhere.example\r\nEND:VCARD\r\n")
+        let result = try contactbox(["import", "--db", work.db, input])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "phone.vcf:1: repaired: read line ends written as CR CR LF or a lone CR; "
+                    + "read non-standard escapes \\\" \\' as the escaped characters\n"))
+        #expect(result.stderr.components(separatedBy: "repaired:").count == 2, "one line for the one repaired card")
+        #expect(result.stderr.contains("Imported 2, repaired 1, skipped 0"))
+        let listed = try contactbox(["list", "--db", work.db]).stdout
+        #expect(listed == "Jo \"JJ\" O'Neil\tesc\nwho@nowhere.example\tanon\n")
+        #expect(
+            try contactbox(["list", "--db", work.db, "--search", "NOWHERE"]).stdout == "who@nowhere.example\tanon\n")
+        let shown = try contactbox(["show", "--db", work.db, "anon"])
+        #expect(shown.status == 0)
+        #expect(shown.stdout == "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:anon\r\nEMAIL:who@nowhere.example\r\nEND:VCARD\r\n")
+        let repaired = try contactbox(["show", "--db", work.db, "esc"]).stdout
+        #expect(repaired.contains("\r\nFN:Jo \"JJ\" O'Neil\r\nNOTE:say \"hi\"\r\n"))
+        #expect(try contactbox(["check", "--db", work.db]).status == 0)
     }
 
     @Test("duplicates: an exact copy is merged, a different card with a taken UID is kept under a new UID")

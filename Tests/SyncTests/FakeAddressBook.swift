@@ -20,6 +20,8 @@ final class FakeAddressBook: AddressBook {
     var unavailable = false
     /// Refuses every write to this href with this error, like a server that will not take that card.
     var refuse: [String: RemoteError] = [:]
+    /// Refuses cards without FN with 400, as servers that check vCard's mandatory properties do.
+    var refusesCardsWithoutFN = false
     /// Leaves out of the changes since a token the items created and deleted after it, as Xandikos does.
     let omitsCreatedThenDeleted: Bool
 
@@ -92,6 +94,9 @@ final class FakeAddressBook: AddressBook {
         try check("create")
         let href = Card.fileName(forUID: card.uid ?? "")
         try injectedFailure(href)
+        if refusesCardsWithoutFN, card.formattedName == nil {
+            throw RemoteError(.rejected(status: 400), "PUT \(href): 400 Bad Request (FN is required)")
+        }
         guard items[href] == nil else { throw RemoteError(.preconditionFailed, "\(href) exists") }
         put(card.serialized(), at: href)
         return RemoteEntry(href: href, etag: items[href]?.etag ?? "")

@@ -2,6 +2,7 @@ import ContactStore
 import Foundation
 import TestSupport
 import Testing
+import VCard
 
 @testable import Sync
 
@@ -76,6 +77,25 @@ struct ServerBehaviourTests {
         #expect(third.counts.uploaded == 1)
         #expect(try fixture.store.refusals(remoteID: remoteID).isEmpty)
         #expect(try fixture.localContents() == book.contents)
+    }
+
+    @Test("a card without FN that a server refuses is sent again with an FN made from its EMAIL, and noted")
+    func derivedFNOnRefusal() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        book.refusesCardsWithoutFN = true
+        var reader = CardReader(
+            text: "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:mail-only\r\nEMAIL:ada@example.org\r\nEND:VCARD\r\n")
+        let parsed = try #require(try reader.next()?.get())
+        #expect(parsed.card.formattedName == nil)  // kept without an invented FN
+        _ = try fixture.store.importChunk([parsed.card])
+
+        let report = try fixture.sync(book)
+        #expect(report.counts.uploaded == 1)
+        #expect(report.refused.isEmpty && report.counts.errors == 0)
+        #expect(report.notes.first?.contains("added FN \"ada@example.org\" from EMAIL") == true)
+        #expect(book.cards["mail-only.vcf"]?.formattedName == "ada@example.org")
+        #expect(try fixture.sync(book).counts == SyncCounts())
     }
 
     @Test("two server cards with one UID and different content are both kept, the second under a derived UID")

@@ -1,0 +1,81 @@
+extension Card {
+    /// What lists show for a card with no name at all.
+    public static let noName = "(no name)"
+
+    /// The name to show in lists and logs, never empty: the first non-empty FN, else a name made from N, else the
+    /// ORG, else the first EMAIL, else the first TEL, else "(no name)". Unescaped.
+    public var displayName: String {
+        isOpaque ? Self.unreadableName : formattedName ?? derivedFN?.text ?? Self.noName
+    }
+
+    /// The first non-empty FN, unescaped; nil when the card has none (real exporters write cards with only an EMAIL
+    /// or a TEL).
+    public var formattedName: String? {
+        properties.lazy.filter { $0.isNamed("FN") }.map(\.text).first { !$0.isEmpty }
+    }
+
+    /// A name made from what the card says, for a card without FN: from N ("prefixes given additional family
+    /// suffixes"), else ORG, else the first EMAIL, else the first TEL; nil when the card has none of them. The text
+    /// is always taken from the card, never made up.
+    public var derivedFN: DerivedName? {
+        if let n = first("N") {
+            let parts = n.components + Array(repeating: "", count: max(0, 5 - n.components.count))
+            // RFC 6350 6.2.2: N is family; given; additional; prefixes; suffixes.
+            let name = [parts[3], parts[1], parts[2], parts[0], parts[4]]
+                .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " ")
+            if !name.isEmpty { return DerivedName(text: name, source: "N") }
+        }
+        if let org = first("ORG")?.components.first?.trimmingSpaces(), !org.isEmpty {
+            return DerivedName(text: org, source: "ORG")
+        }
+        if let email = properties.first(where: { $0.isNamed("EMAIL") && !$0.value.isEmpty }) {
+            let address = Self.withoutScheme(email.text, "mailto:").trimmingSpaces()
+            if !address.isEmpty { return DerivedName(text: address, source: "EMAIL") }
+        }
+        if let tel = properties.first(where: { $0.isNamed("TEL") && !$0.value.isEmpty }) {
+            let number = Self.withoutScheme(tel.text, "tel:").trimmingSpaces()
+            if !number.isEmpty { return DerivedName(text: number, source: "TEL") }
+        }
+        return nil
+    }
+
+    /// For a server that refuses a card without FN: this card with an FN made by `derivedFN` (inserted after
+    /// VERSION), and a note for the report ("added FN \"ada@example.org\" from EMAIL"). Nil when the card has a
+    /// non-empty FN already, or nothing to make one from: an FN is never invented.
+    public func addingDerivedFN() -> (card: Card, note: String)? {
+        guard formattedName == nil, let derived = derivedFN else { return nil }
+        var card = self
+        card.properties.removeAll { $0.isNamed("FN") }
+        let at = card.properties.firstIndex { $0.isNamed("VERSION") }.map { $0 + 1 } ?? 0
+        card.properties.insert(Property(name: "FN", value: TextValue.escape(derived.text)), at: at)
+        return (card, "added FN \"\(derived.text)\" from \(derived.source)")
+    }
+
+    private static func withoutScheme(_ value: String, _ scheme: String) -> String {
+        value.lowercased().hasPrefix(scheme) ? String(value.dropFirst(scheme.count)) : value
+    }
+}
+
+/// A name made from a card's other properties (`Card.derivedFN`).
+public struct DerivedName: Sendable, Equatable {
+    /// The name, unescaped.
+    public var text: String
+    /// The property it was made from: "N", "ORG", "EMAIL" or "TEL".
+    public var source: String
+
+    public init(text: String, source: String) {
+        self.text = text
+        self.source = source
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces, tabs and line breaks (Foundation's trimming, which VCard does without).
+    func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

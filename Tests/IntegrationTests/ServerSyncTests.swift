@@ -294,4 +294,56 @@ struct ServerSyncTests {
         #expect(items.first?.href.hasSuffix("/no-uid.vcf") == true)
         #expect(items.first?.vcard.contains("edited on the box") == true)
     }
+
+    @Test(
+        "a deletion on the server right after the first upload is seen",
+        .bug(id: 8, "Xandikos: a deletion on the server is missed after the first upload"),
+        arguments: TestServerKind.available)
+    func deletionAfterFirstUpload(kind: TestServerKind) throws {
+        let fixture = try ServerSyncFixture(kind)
+        _ = try fixture.store.importChunk((0..<20).map { try card("del-\($0)", "Deletable \($0)") })
+        let first = try fixture.sync()
+        withKnownIssue("Xandikos 423 Locked: overlapping PUTs fail and are not retried", isIntermittent: true) {
+            #expect(first.counts.uploaded == 20, "\(first.errors.prefix(3))")
+        } when: {
+            kind == .xandikos
+        }
+        let victim = try #require(try fixture.server.items().first { $0.vcard.contains("UID:del-7") })
+        let name = String(victim.href.split(separator: "/").last ?? "")
+        try fixture.deleteOnServer(name)
+        let second = try fixture.sync()
+        let gone = try fixture.store.contact(uid: "del-7")
+        // Xandikos: "0 deleted", the contact stays and the token has moved past the deletion (issue 8, deliverable 4).
+        withKnownIssue("Xandikos: a deletion on the server is missed", isIntermittent: true) {
+            #expect(second.counts.deleted == 1)
+            #expect(gone?.deleted == true)
+        } when: {
+            kind == .xandikos
+        }
+        #expect(try fixture.serverCards()["del-7"] == nil)
+    }
+
+    @Test(
+        "70 edits on the box go to the server in one pass",
+        .bug(id: 8, "Xandikos: 423 Locked to overlapping writes is not retried"),
+        arguments: TestServerKind.available)
+    func manyEditsInOnePass(kind: TestServerKind) throws {
+        let fixture = try ServerSyncFixture(kind)
+        try fixture.server.seed((0..<70).map { ("e\($0).vcf", vcard("e\($0)", "Editable \($0)")) })
+        #expect(try fixture.sync().counts.downloaded == 70)
+        for index in 0..<70 {
+            try fixture.store.upsert(
+                try card("e\(index)", "Editable \(index)", "NOTE:edit \(index)"), reason: "edited on the box")
+        }
+        let report = try fixture.sync()
+        let server = try fixture.serverCards()
+        let missing = (0..<70).filter { server["e\($0)"]?.first("NOTE")?.text != "edit \($0)" }
+        withKnownIssue("Xandikos 423 Locked: overlapping PUTs fail and are not retried", isIntermittent: true) {
+            #expect(report.counts.updated == 70, "\(report.errors.prefix(2))")
+            #expect(report.counts.errors == 0)
+            #expect(missing.isEmpty, "edits not on the server: \(missing.count)")
+        } when: {
+            kind == .xandikos
+        }
+    }
 }

@@ -133,3 +133,5 @@ done
 if [[ ${#auth[@]} -gt 0 ]]; then
     echo "wrong password: $(curl -s -o /dev/null -w '%{http_code}' -u "$2:wrong" -X PROPFIND -H 'Depth: 0' "$book"), $(curl -s -D - -o /dev/null -u "$2:wrong" -X PROPFIND -H 'Depth: 0' "$book" | grep -i '^www-authenticate' | tr -d '\r' | tr '\n' ' ')"
 fi
+
+req DELETE "$book"m-1.vcf >/dev/null  # leave the book as it was

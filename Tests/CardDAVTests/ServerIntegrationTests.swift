@@ -66,7 +66,8 @@ struct ServerIntegrationTests {
         #expect(try fixture.client.discover(fixture.book).map(\.url) == [book.url], "a book URL finds itself")
     }
 
-    @Test("Create with If-None-Match: * succeeds once, then fails the precondition", arguments: TestServerKind.available)
+    @Test(
+        "Create with If-None-Match: * succeeds once, then fails the precondition", arguments: TestServerKind.available)
     func createTwice(kind: TestServerKind) throws {
         let fixture = try ServerFixture(kind)
         let (url, etag) = try fixture.create(uid: "create-1", name: "Ann")
@@ -145,7 +146,9 @@ struct ServerIntegrationTests {
         #expect(error.kind == .invalidSyncToken, "\(error.message)")
     }
 
-    @Test("PROPFIND lists every item with the ETag sync reports, and not the collection", arguments: TestServerKind.available)
+    @Test(
+        "PROPFIND lists every item with the ETag sync reports, and not the collection",
+        arguments: TestServerKind.available)
     func listing(kind: TestServerKind) throws {
         let fixture = try ServerFixture(kind)
         var expected: [String: String] = [:]

@@ -50,7 +50,8 @@ final class ServerSyncFixture {
         let books = try client.discover(server.baseURL)
         guard let info = books.first(where: { DAVURL.sameResource($0.url, server.addressBookURL) }) else {
             throw FixtureFailure(
-                "\(server.name): discovery from \(server.baseURL) found \(books.map(\.url)), not \(server.addressBookURL)")
+                "\(server.name): discovery from \(server.baseURL) found \(books.map(\.url)), not \(server.addressBookURL)"
+            )
         }
         let book = CardDAVAddressBook(name: name, book: info, client: client, retry: retry)
         return (store, engine, http, info, book)
@@ -128,7 +129,8 @@ enum TestPhotos {
         var extra = ["TEL;TYPE=CELL:+49 170 555\(String(format: "%04d", index))", "EMAIL:p\(index)@\(prefix).example"]
         if index.isMultiple(of: 2) || (!photosIn40 && index.isMultiple(of: 5)) {
             if index.isMultiple(of: 5) { extra.append("PHOTO;ENCODING=b;TYPE=JPEG:\(jpeg)") }
-            return (["BEGIN:VCARD", "VERSION:3.0", "UID:\(uid)", "FN:\(name)", "N:\(name);;;;"] + extra + ["END:VCARD"])
+            return
+                (["BEGIN:VCARD", "VERSION:3.0", "UID:\(uid)", "FN:\(name)", "N:\(name);;;;"] + extra + ["END:VCARD"])
                 .joined(separator: "\r\n") + "\r\n"
         }
         if index.isMultiple(of: 5) { extra.append("PHOTO:data:image/png;base64,\(png)") }

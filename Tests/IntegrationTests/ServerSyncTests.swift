@@ -162,7 +162,9 @@ struct ServerSyncTests {
             kind == .xandikos
         }
         let after = try fixture.sync()
-        withKnownIssue("Xandikos: 423 Locked and the missed deletion leave work for the next pass", isIntermittent: true) {
+        withKnownIssue(
+            "Xandikos: 423 Locked and the missed deletion leave work for the next pass", isIntermittent: true
+        ) {
             #expect(after.counts == SyncCounts())
         } when: {
             kind == .xandikos
@@ -215,7 +217,8 @@ struct ServerSyncTests {
         }
     }
 
-    @Test("a server that suddenly lists no contacts deletes nothing until confirmed", arguments: TestServerKind.available)
+    @Test(
+        "a server that suddenly lists no contacts deletes nothing until confirmed", arguments: TestServerKind.available)
     func emptyServerGuard(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
         for index in 0..<8 { try fixture.putOnServer(vcard("g\(index)", "Guest \(index)"), as: "g\(index).vcf") }
@@ -254,11 +257,13 @@ struct ServerSyncTests {
         #expect(try fixture.sync().counts == SyncCounts())
     }
 
-    @Test("a card without UID on the server is kept under a stable identity and edited in place",
+    @Test(
+        "a card without UID on the server is kept under a stable identity and edited in place",
         arguments: TestServerKind.available)
     func cardWithoutUID(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
-        let text = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Nobody Uid\r\nN:Uid;Nobody;;;\r\nEMAIL:nouid@example.org\r\nEND:VCARD\r\n"
+        let text =
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Nobody Uid\r\nN:Uid;Nobody;;;\r\nEMAIL:nouid@example.org\r\nEND:VCARD\r\n"
         let put = try fixture.server.request(
             "PUT", fixture.server.itemURL("no-uid.vcf"), body: text, contentType: "text/vcard; charset=utf-8")
         switch kind {

@@ -206,7 +206,8 @@ public final class CyrusServer: CardDAVTestServer {
     /// The user's first authenticated DAV request makes the default address book; check that it did.
     private func createDefaultAddressBook() throws {
         let home = baseURL + "dav/addressbooks/user/\(username)/"
-        let propfind = #"<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/></D:prop></D:propfind>"#
+        let propfind =
+            #"<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/></D:prop></D:propfind>"#
         let first = try request(
             "PROPFIND", home, body: propfind, contentType: "application/xml", headers: ["Depth: 1"])
         guard first.status == 207 else {

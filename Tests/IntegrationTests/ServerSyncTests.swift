@@ -384,4 +384,29 @@ struct ServerSyncTests {
         }
         #expect(try fixture.server.items().count == 2, "the server keeps both")
     }
+
+    @Test(
+        "a card with a big photo (600 KB) goes up and comes down to a second box intact",
+        arguments: TestServerKind.available)
+    func bigPhoto(kind: TestServerKind) throws {
+        let fixture = try ServerSyncFixture(kind)
+        // 450 KB of bytes (a deterministic pattern), 600 KB in base64: a phone's camera photo.
+        let bytes = (0..<450_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        let photo = Data(bytes).base64EncodedString()
+        let big = try card("big-photo", "Big Photo", "PHOTO;ENCODING=b;TYPE=JPEG:\(photo)")
+        _ = try fixture.store.importChunk([big])
+        let report = try fixture.sync()
+        #expect(report.counts.uploaded == 1, "\(report.errors)")
+        let stored = try #require(try fixture.serverCards()["big-photo"])
+        #expect(stored.first("PHOTO")?.value.contains(photo) == true, "the server holds the whole photo")
+        #expect(stored.contentHash == big.contentHash)
+
+        let second = try fixture.secondBox()
+        let download = try second.engine.sync(
+            second.book, kind: .carddav, url: fixture.server.addressBookURL, options: SyncOptions())
+        #expect(download.counts.downloaded == 1)
+        let copy = try #require(try second.store.contact(uid: "big-photo"))
+        #expect(copy.hash == big.contentHash)
+        #expect(try parsedCard(copy.vcard).first("PHOTO")?.value.contains(photo) == true)
+    }
 }

@@ -389,4 +389,33 @@ struct ServerSyncTests {
         #expect(copy.hash == big.contentHash)
         #expect(try parsedCard(copy.vcard).first("PHOTO")?.value.contains(photo) == true)
     }
+
+    @Test(
+        "a sync token the server does not know falls back to a full listing", arguments: TestServerKind.available)
+    func unknownToken(kind: TestServerKind) throws {
+        let fixture = try ServerSyncFixture(kind)
+        try fixture.putOnServer(vcard("t1", "Tom"), as: "t1.vcf")
+        try fixture.sync()
+        let remote = try #require(try fixture.store.remote(named: fixture.remoteName))
+        // A token of the server's own form that it never issued (as after a restore from backup): each refuses it
+        // with DAV:valid-sync-token (a foreign one: Radicale and Cyrus 403, Xandikos 412; Docs/servers.md).
+        let forged =
+            switch kind {
+            case .radicale: "http://radicale.org/ns/sync/" + String(repeating: "0", count: 64)
+            case .xandikos: String(repeating: "0", count: 40)
+            case .cyrus: "data:,1-999999"
+            }
+        try fixture.store.setSyncToken(forged, remoteID: remote.id)
+        try fixture.putOnServer(vcard("t2", "Tina"), as: "t2.vcf")
+        try fixture.deleteOnServer("t1.vcf")
+        let reportsBefore = fixture.http.requestCounts["REPORT"] ?? 0
+        let report = try fixture.sync()
+        #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors)")
+        #expect(
+            (fixture.http.requestCounts["REPORT"] ?? 0) - reportsBefore >= 3, "refused, listed afresh, then a multiget")
+        #expect(try fixture.store.contact(uid: "t2") != nil)
+        #expect(try fixture.store.contact(uid: "t1")?.deleted == true)
+        #expect(try fixture.store.remote(named: fixture.remoteName)?.syncToken != forged)
+        #expect(try fixture.localContents() == fixture.serverContents())
+    }
 }

@@ -75,7 +75,8 @@ struct ServerSyncTests {
         }
         if kind == .xandikos && report.counts.errors > 0 {
             // The failed uploads go on later passes; with no 423 retry it may take several.
-            for _ in 0..<6 where try fixture.sync().counts.errors > 0 {}
+            var passes = 0
+            while passes < 6, try fixture.sync().counts.errors > 0 { passes += 1 }
         }
 
         // Both sides hold every card, with the content (photos included) it started with.
@@ -293,11 +294,13 @@ struct ServerSyncTests {
         } when: {
             kind == .xandikos
         }
-        let victim = try #require(try fixture.server.items().first { $0.vcard.contains("UID:del-7") })
+        // Any card the first pass uploaded (on Xandikos a 423 may have kept one back).
+        let victim = try #require(try fixture.server.items().first { $0.vcard.contains("UID:del-") })
+        let uid = try #require(try parsedCard(victim.vcard).uid)
         let name = String(victim.href.split(separator: "/").last ?? "")
         try fixture.deleteOnServer(name)
         let second = try fixture.sync()
-        let gone = try fixture.store.contact(uid: "del-7")
+        let gone = try fixture.store.contact(uid: uid)
         // Xandikos: "0 deleted", the contact stays and the token has moved past the deletion (issue 8, deliverable 4).
         withKnownIssue("Xandikos: a deletion on the server is missed", isIntermittent: true) {
             #expect(second.counts.deleted == 1)
@@ -305,7 +308,7 @@ struct ServerSyncTests {
         } when: {
             kind == .xandikos
         }
-        #expect(try fixture.serverCards()["del-7"] == nil)
+        #expect(try fixture.serverCards()[uid] == nil)
     }
 
     @Test(

@@ -10,12 +10,20 @@ cd "$(dirname "$0")/.."
 # shellcheck source=Deploy/lib/apt-ensure.sh
 source Deploy/lib/apt-ensure.sh
 # chromium: the status page in a real browser; systemd, shellcheck, libxml2-utils: the
-# deployment files checked by the tools that read them.
-apt_ensure "${BUILD_PACKAGES[@]}" python3-venv chromium fonts-dejavu-core systemd shellcheck libxml2-utils
+# deployment files checked by the tools that read them; curl: the CardDAV tests read
+# and write the servers with it, not through the code under test.
+apt_ensure "${BUILD_PACKAGES[@]}" python3-venv chromium fonts-dejavu-core systemd shellcheck libxml2-utils curl
 
-# --- Radicale (CardDAV integration tests) ------------------------------------
-# The tests start their own Radicale servers (Tests/TestSupport/RadicaleServer.swift)
-# from the virtualenv in .venv/; vdirsyncer is there for the benchmark. Pinned to
+# --- Cyrus IMAP's CardDAV (the server Fastmail runs) -----------------------------
+# The tests start private instances (Tests/TestSupport/CyrusServer.swift) with their
+# own configuration, as root switching to the cyrus user. The packages pull in exim4;
+# neither system service is left running or enabled.
+apt_ensure_no_services cyrus-imapd exim4 -- cyrus-imapd cyrus-caldav cyrus-admin sasl2-bin
+
+# --- Radicale and Xandikos (CardDAV integration tests) --------------------------
+# The tests start their own Radicale and Xandikos servers (Tests/TestSupport/
+# RadicaleServer.swift, XandikosServer.swift) from the virtualenv in .venv/;
+# vdirsyncer is there for the benchmark. Pinned to
 # the versions the tests were written against; no network when they are installed.
 # shellcheck source=Deploy/lib/venv.sh
 source Deploy/lib/venv.sh

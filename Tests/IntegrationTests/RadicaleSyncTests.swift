@@ -6,86 +6,10 @@ import TestSupport
 import Testing
 import VCard
 
-/// The sync engine against a real Radicale, started on 127.0.0.1 for each test and stopped by PID.
+/// The sync engine against a real Radicale, started on 127.0.0.1 for each test and stopped by PID: the scenarios
+/// that need Radicale's storage or its restart. The scenarios every server runs are in ServerSyncTests.
 @Suite("Sync with a real CardDAV server (Radicale)", .serialized)
 struct RadicaleSyncTests {
-    @Test("a first sync uploads the store's contacts and downloads the server's")
-    func firstSyncEachWay() throws {
-        let fixture = try RadicaleSyncFixture()
-        _ = try fixture.store.importChunk([try card("local-1", "Lena Local"), try card("local-2", "Lars Local")])
-        try fixture.putOnServer(vcard("server-1", "Sara Server", "TEL;TYPE=CELL:+49 170 5550100"), as: "server-1.vcf")
-        let report = try fixture.sync()
-        #expect(report.outcome == .ok)
-        #expect(report.counts.uploaded == 2)
-        #expect(report.counts.downloaded == 1)
-        #expect(try fixture.localContents() == fixture.serverContents())
-        #expect(try fixture.serverCards()["local-1"]?.displayName == "Lena Local")
-        #expect(try fixture.store.contact(uid: "server-1")?.vcard.contains("+49 170 5550100") == true)
-
-        // Nothing changed: one request, nothing written.
-        let before = fixture.http.requestCounts.values.reduce(0, +)
-        let quiet = try fixture.sync()
-        #expect(quiet.counts == SyncCounts())
-        #expect(fixture.http.requestCounts.values.reduce(0, +) - before == 1)
-    }
-
-    @Test("edits and deletions on each side reach the other")
-    func editsAndDeletions() throws {
-        let fixture = try RadicaleSyncFixture()
-        _ = try fixture.store.importChunk([try card("a", "Anna"), try card("b", "Bert")])
-        try fixture.putOnServer(vcard("c", "Cleo"), as: "c.vcf")
-        try fixture.putOnServer(vcard("d", "Dirk"), as: "d.vcf")
-        try fixture.sync()
-
-        try fixture.store.upsert(try card("a", "Anna", "NOTE:new number"), reason: "edited on the box")
-        try fixture.store.delete(uid: "b", reason: "deleted on the box")
-        try fixture.putOnServer(vcard("c", "Cleo", "EMAIL:cleo@example.org"), as: "c.vcf")
-        try fixture.deleteOnServer("d.vcf")
-        let report = try fixture.sync()
-        #expect(report.counts.updated == 2)
-        #expect(report.counts.deleted == 2)
-        let server = try fixture.serverCards()
-        #expect(server["a"]?.first("NOTE")?.text == "new number")
-        #expect(server["b"] == nil)
-        #expect(try fixture.store.contact(uid: "c")?.vcard.contains("cleo@example.org") == true)
-        #expect(try fixture.store.contact(uid: "d")?.deleted == true)
-        #expect(try fixture.store.history(uid: "d").first?.reason == "deleted on radicale")
-        #expect(try fixture.localContents() == fixture.serverContents())
-    }
-
-    @Test("both sides editing one contact: the newest wins everywhere, the other version is in history")
-    func bothSidesEdit() throws {
-        let fixture = try RadicaleSyncFixture()
-        try fixture.putOnServer(vcard("x", "Xaver"), as: "x.vcf")
-        try fixture.sync()
-        try fixture.store.upsert(
-            try card("x", "Xaver", "NOTE:box edit", "REV:2024-01-01T00:00:00Z"), reason: "edited on the box")
-        try fixture.putOnServer(vcard("x", "Xaver", "NOTE:phone edit", "REV:2025-01-01T00:00:00Z"), as: "x.vcf")
-        let report = try fixture.sync()
-        #expect(report.counts.conflicts == 1)
-        #expect(try fixture.serverCards()["x"]?.first("NOTE")?.text == "phone edit")
-        #expect(try fixture.localContents() == fixture.serverContents())
-        let lost = try fixture.store.history(uid: "x").first { $0.reason == "conflict-lost:radicale" }
-        #expect(lost?.vcard.contains("box edit") == true)
-    }
-
-    @Test("an edit beats a deletion on the other side")
-    func deleteVersusEdit() throws {
-        let fixture = try RadicaleSyncFixture()
-        try fixture.putOnServer(vcard("p", "Pia"), as: "p.vcf")
-        try fixture.putOnServer(vcard("q", "Quirin"), as: "q.vcf")
-        try fixture.sync()
-        try fixture.deleteOnServer("p.vcf")
-        try fixture.store.upsert(try card("p", "Pia", "NOTE:still here"), reason: "edited on the box")
-        try fixture.store.delete(uid: "q", reason: "deleted on the box")
-        try fixture.putOnServer(vcard("q", "Quirin", "NOTE:edited on the phone"), as: "q.vcf")
-        try fixture.sync()
-        let server = try fixture.serverCards()
-        #expect(server["p"]?.first("NOTE")?.text == "still here")
-        #expect(try fixture.store.contact(uid: "q")?.deleted == false)
-        #expect(try fixture.localContents() == fixture.serverContents())
-    }
-
     @Test("a sync token the server no longer knows falls back to a full listing")
     func invalidatedToken() throws {
         let fixture = try RadicaleSyncFixture()
@@ -148,38 +72,6 @@ struct RadicaleSyncTests {
         #expect(try fixture.localContents() == fixture.serverContents())
     }
 
-    @Test("a server that suddenly lists no contacts deletes nothing until confirmed")
-    func emptyServerGuard() throws {
-        let fixture = try RadicaleSyncFixture()
-        for index in 0..<8 { try fixture.putOnServer(vcard("g\(index)", "Guest \(index)"), as: "g\(index).vcf") }
-        try fixture.sync()
-        for index in 0..<8 { try fixture.deleteOnServer("g\(index).vcf") }
-        let held = try fixture.sync()
-        #expect(held.outcome == .needsConfirmation)
-        #expect(try fixture.store.count() == 8)
-        let confirmed = try fixture.sync(SyncOptions(confirmDeletions: true))
-        #expect(confirmed.outcome == .ok)
-        #expect(try fixture.store.count() == 0)
-    }
-
-    @Test("a 4.0 card with an inline photo is sent as 3.0 and its photo survives the round trip")
-    func photoRoundTrip() throws {
-        let fixture = try RadicaleSyncFixture()
-        let photo =
-            "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcpLDAxNDQ0Hyc5PTgyPC4zNDL/wAALCAABAAEBAREA/8QAFAABAAAAAAAAAAAAAAAAAAAACf/EABQQAQAAAAAAAAAAAAAAAAAAAAD/2gAIAQEAAD8AKp//2Q=="
-        var reader = CardReader(
-            text:
-                "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:photo\r\nFN:Photo Person\r\nPHOTO:data:image/jpeg;base64,\(photo)\r\nEND:VCARD\r\n"
-        )
-        let four = try #require(try reader.next()?.get().card)
-        _ = try fixture.store.importChunk([four])
-        try fixture.sync()
-        let stored = try #require(try fixture.serverCards()["photo"])
-        #expect(stored.version == "3.0")
-        #expect(stored.first("PHOTO")?.value == photo)
-        #expect(stored.contentHash == four.contentHash)
-        #expect(try fixture.sync().counts == SyncCounts())
-    }
 }
 
 /// Passes everything to the real address book, and stops the server after a number of creates: the network

@@ -14,10 +14,14 @@ public final class ChildProcess {
 
     public let pid: pid_t
     public private(set) var exitStatus: Int32?
+    /// Whether the process leads a process group of its own, which `terminate` signals as a whole.
+    public let leadsProcessGroup: Bool
 
     /// Starts `path` with `arguments` (not including argv[0]), standard input from /dev/null, standard output and
-    /// error appended to `logPath`.
-    public init(path: String, arguments: [String], logPath: String) throws {
+    /// error appended to `logPath`. With `newProcessGroup`, the process leads a new process group (its id is the
+    /// pid), and `terminate` signals the whole group: for servers that fork workers (Cyrus's master).
+    public init(path: String, arguments: [String], logPath: String, newProcessGroup: Bool = false) throws {
+        leadsProcessGroup = newProcessGroup
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -27,7 +31,12 @@ public final class ChildProcess {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -57,17 +66,21 @@ public final class ChildProcess {
         return false
     }
 
-    /// SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone and reaped.
+    /// SIGTERM, then SIGKILL after `grace` seconds; returns once the process is gone and reaped. A group leader's
+    /// whole group gets the signals, and whatever of the group outlives the leader gets SIGKILL.
     public func terminate(grace: Double = 5) {
         guard isRunning else { return }
-        kill(pid, SIGTERM)
+        let target = leadsProcessGroup ? -pid : pid
+        // Workers that outlive the leader: the group id stays theirs until the last one exits.
+        defer { if leadsProcessGroup { kill(-pid, SIGKILL) } }
+        kill(target, SIGTERM)
         var waited = 0.0
         while isRunning, waited < grace {
             usleep(10_000)
             waited += 0.01
         }
         guard isRunning else { return }
-        kill(pid, SIGKILL)
+        kill(target, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         exitStatus = status

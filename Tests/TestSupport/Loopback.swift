@@ -27,3 +27,16 @@ public func freeLoopbackPort() throws -> UInt16 {
     guard bound else { throw HTTPTestFailure(description: "cannot bind a free port: errno \(errno)") }
     return UInt16(bigEndian: address.sin_port)
 }
+
+/// Whether something accepts TCP connections on 127.0.0.1:`port` now.
+public func loopbackAccepts(port: Int) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = loopbackAddress(port: UInt16(port))
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+    }
+}

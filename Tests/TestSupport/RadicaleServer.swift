@@ -80,7 +80,7 @@ public final class RadicaleServer {
         self.process = process
 
         let deadline = Date().addingTimeInterval(20)
-        while !Self.accepts(port: port) {
+        while !loopbackAccepts(port: port) {
             guard process.isRunning else {
                 self.process = nil
                 throw Failure(description: "Radicale exited at start: \(logTail())")
@@ -150,37 +150,14 @@ public final class RadicaleServer {
         _ method: String, _ url: String, body: String? = nil, contentType: String? = nil,
         headers: [String] = [], user: String? = RadicaleServer.username, password: String = RadicaleServer.password
     ) throws -> (status: Int, body: String) {
-        var arguments = ["-s", "-S", "-X", method, "-o", "-", "-w", "\n%{http_code}", "--max-time", "30"]
-        if let user { arguments += ["-u", user + ":" + password] }
-        if let contentType { arguments += ["-H", "Content-Type: " + contentType] }
-        for header in headers { arguments += ["-H", header] }
-        if body != nil { arguments += ["--data-binary", "@-"] }
-        arguments.append(url)
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        curl.standardInput = input
-        curl.standardOutput = output
-        curl.standardError = output
-        try curl.run()
-        if let body { input.fileHandleForWriting.write(Data(body.utf8)) }
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard curl.terminationStatus == 0, let newline = text.lastIndex(of: "\n"),
-            let status = Int(text[text.index(after: newline)...])
-        else {
-            throw Failure(description: "curl \(method) \(url) failed (\(curl.terminationStatus)): \(text)")
-        }
-        return (status, String(text[..<newline]))
+        let response = try curlRequest(
+            method, url, body: body, contentType: contentType, headers: headers, user: user.map { ($0, password) })
+        return (response.status, response.body)
     }
 
     // MARK: - Setup
 
-    private func logTail() -> String {
+    public func logTail() -> String {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return String(text.suffix(2000))
     }
@@ -228,18 +205,34 @@ public final class RadicaleServer {
         guard mkdtemp(&template) != nil else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-
-    private static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = loopbackAddress(port: UInt16(port))
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
 }
 
 @available(*, unavailable) extension RadicaleServer: Sendable {}
+
+/// Radicale as one of the suites' `CardDAVTestServer`s: a server with the address book "contacts" of `alice`.
+public final class RadicaleCardDAVServer: CardDAVTestServer {
+    public let radicale: RadicaleServer
+
+    public init() throws {
+        radicale = try RadicaleServer()
+        try radicale.createAddressBook()
+    }
+
+    public var kind: TestServerKind { .radicale }
+    public var baseURL: String { radicale.baseURL }
+    public var addressBookURL: String { radicale.addressBookURL() }
+    public var username: String { RadicaleServer.username }
+    public var password: String { RadicaleServer.password }
+    public var requiresAuthentication: Bool { true }
+    public var processIdentifier: Int32? { radicale.processIdentifier }
+    public var isRunning: Bool { radicale.isRunning }
+    public func stop() { radicale.stop() }
+    public func logTail() -> String { radicale.logTail() }
+
+    /// Straight into the collection's folder (Radicale checks every PUT's UID against the whole book: slow).
+    public func seed(_ cards: [(fileName: String, vcard: String)]) throws {
+        try radicale.seedCards(cards)
+    }
+}
+
+@available(*, unavailable) extension RadicaleCardDAVServer: Sendable {}

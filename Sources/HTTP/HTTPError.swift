@@ -63,7 +63,8 @@ extension HTTPError {
         let lowered = detail.lowercasedASCII()
         func has(_ words: String...) -> Bool { words.contains { lowered.contains($0) } }
         switch code {
-        case CURLE_PEER_FAILED_VERIFICATION where has("does not match target host", "no alternative certificate subject"):
+        case CURLE_PEER_FAILED_VERIFICATION
+        where has("does not match target host", "no alternative certificate subject"):
             return "\(server) is not issued for that host name (\(detail)); \(nothingSent). "
                 + "Use the host name the certificate names in the remote's url"
         case CURLE_PEER_FAILED_VERIFICATION where has("certificate has expired"):

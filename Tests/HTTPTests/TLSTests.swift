@@ -89,7 +89,8 @@ struct TLSTests {
         let agent = "ContactBox/wrong-host"
         let failure = try refusal(
             by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
-        #expect(failure?.message.contains("the server's certificate (127.0.0.1) is not issued for that host name") == true)
+        #expect(
+            failure?.message.contains("the server's certificate (127.0.0.1) is not issued for that host name") == true)
         #expect(failure?.message.contains("target host name '127.0.0.1'") == true)
     }
 
@@ -131,7 +132,8 @@ struct TLSTests {
         let server = try RadicaleServer(tls: .trusted(), logRequests: true)
         let url = server.baseURL + ".well-known/carddav"
         let hashed = try makeClient(agent: "ContactBox/ca-path", caPath: certificates.hashedFolder)
-        let (response, _) = try hashed.send(HTTPRequest(method: "PROPFIND", url: url, headers: [HTTPHeader("Depth", "0")]))
+        let (response, _) = try hashed.send(
+            HTTPRequest(method: "PROPFIND", url: url, headers: [HTTPHeader("Depth", "0")]))
         #expect(response.status < 500, "\(response.status)")
         #expect(server.waitForLog(containing: "ContactBox/ca-path"))
 
@@ -159,7 +161,8 @@ struct TLSTests {
         (0..<count).map { index in
             HTTPRequest(
                 method: "PUT", url: book + "card-\(index).vcf", headers: [HTTPHeader("Content-Type", "text/vcard")],
-                body: Array("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-\(index)\r\nFN:Card \(index)\r\nEND:VCARD\r\n".utf8))
+                body: Array("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-\(index)\r\nFN:Card \(index)\r\nEND:VCARD\r\n".utf8)
+            )
         }
     }
 
@@ -186,7 +189,9 @@ struct TLSTests {
         let parallel = try makeClient(
             agent: "ContactBox/parallel", caFile: certificates.authority, caPath: nil, maxConcurrent: 3)
         var statuses: [Int] = []
-        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in statuses.append(try result.get().0.status) }
+        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in
+            statuses.append(try result.get().0.status)
+        }
         #expect(statuses == Array(repeating: 201, count: 30))
         #expect(parallel.connectionsOpened == 30)
         #expect(parallel.tlsSessionsResumed >= 27, "\(parallel.tlsSessionsResumed) of 30 resumed")
@@ -213,7 +218,9 @@ struct TLSTests {
         let parallel = try makeClient(
             agent: "ContactBox/parallel", caFile: certificates.authority, caPath: nil, maxConcurrent: 3)
         var statuses: [Int] = []
-        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in statuses.append(try result.get().0.status) }
+        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in
+            statuses.append(try result.get().0.status)
+        }
         #expect(statuses == Array(repeating: 201, count: 30))
         #expect(parallel.connectionsOpened == 1)
         #expect(server.waitForLog(containing: "card-29.vcf"))

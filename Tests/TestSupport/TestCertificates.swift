@@ -75,14 +75,16 @@ public final class TestCertificates: Sendable {
             guard status == 0 else {
                 let output = (try? readText(log)) ?? ""
                 throw Failure(
-                    description: "openssl \(arguments.joined(separator: " ")) exited with \(status): \(output.suffix(1500))")
+                    description:
+                        "openssl \(arguments.joined(separator: " ")) exited with \(status): \(output.suffix(1500))")
             }
         }
         let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         let caKey = folder + "/ca.key"
         try openssl(
             ["req", "-x509"] + newKey + [
-                "-days", "30", "-subj", "/O=ContactBox tests/CN=ContactBox Test CA", "-keyout", caKey, "-out", authority,
+                "-days", "30", "-subj", "/O=ContactBox tests/CN=ContactBox Test CA", "-keyout", caKey, "-out",
+                authority,
             ])
 
         // `openssl ca` keeps a database of what it signed; the sections name the extensions of each certificate.
@@ -124,7 +126,8 @@ public final class TestCertificates: Sendable {
         func issue(_ name: String, commonName: String, section: String, validity: [String]) throws -> Pair {
             let pair = Pair(certificate: folder + "/" + name + ".pem", key: folder + "/" + name + ".key")
             let request = folder + "/" + name + ".csr"
-            try openssl(["req", "-new"] + newKey + ["-subj", "/CN=" + commonName, "-keyout", pair.key, "-out", request])
+            try openssl(
+                ["req", "-new"] + newKey + ["-subj", "/CN=" + commonName, "-keyout", pair.key, "-out", request])
             try openssl(
                 ["ca", "-config", configuration, "-batch", "-notext", "-extensions", section] + validity + [
                     "-in", request, "-out", pair.certificate,

@@ -52,6 +52,23 @@ struct HTTPSCommandTests {
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(synced.stdout.contains("radicale: synced: 2 uploaded"), "\(synced.stdout)")
         #expect(directoryEntries(server.collectionFolder()).filter { $0.hasSuffix(".vcf") }.count == 2)
+
+        // discover: the remote's ca_file, or --ca-file for an account given on the command line.
+        let discovered = try contactbox(["discover", "--config", trusted, "--remote", "radicale"])
+        #expect(discovered.status == 0, "\(discovered.stderr)")
+        #expect(discovered.stdout.contains(server.addressBookURL()), "\(discovered.stdout)")
+        let password = work.path + "/radicale.password"
+        let adHoc = try contactbox([
+            "discover", server.baseURL, "--username", RadicaleServer.username, "--password-file", password,
+            "--ca-file", certificates.authority,
+        ])
+        #expect(adHoc.status == 0, "\(adHoc.stderr)")
+        #expect(adHoc.stdout.contains(server.addressBookURL()), "\(adHoc.stdout)")
+        let refusedDiscovery = try contactbox([
+            "discover", server.baseURL, "--username", RadicaleServer.username, "--password-file", password,
+        ])
+        #expect(refusedDiscovery.status == 75)
+        #expect(refusedDiscovery.stderr.contains("set ca_file"), "\(refusedDiscovery.stderr)")
     }
 
     @Test("check-config names a ca_path that is not hashed (exit 78)")

@@ -107,6 +107,19 @@ struct TLSTests {
         #expect(server.waitForLog(containing: "alert certificate expired"), "\(server.log())")
     }
 
+    @Test("a certificate not valid yet is refused, pointing to the clock")
+    func notYetValid() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(
+            tls: .init(certificates.notYetValid, authority: certificates.authority), logRequests: true)
+        let agent = "ContactBox/not-yet-valid"
+        let failure = try refusal(
+            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+        #expect(failure?.message.contains("the server's certificate (127.0.0.1) is not valid yet") == true)
+        #expect(failure?.message.contains("certificate is not yet valid") == true)
+        #expect(failure?.message.contains("Check this box's clock") == true)
+    }
+
     @Test("the CA as caFile is trusted, for 127.0.0.1 and for localhost")
     func caFile() throws {
         let certificates = try TestCertificates.shared()

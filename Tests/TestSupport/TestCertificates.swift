@@ -9,6 +9,7 @@
 /// - `wrongHost`: for `wrong-host.example` only, valid.
 /// - `expired`: for `localhost` and `127.0.0.1`, valid in January 2020 only (`openssl ca -startdate -enddate`:
 ///   openssl 3.0's `x509` command cannot set past dates).
+/// - `notYetValid`: for `localhost` and `127.0.0.1`, valid from 2090 on (what a box sees before its clock is set).
 ///
 /// A client that trusts only the system's authorities (the default) does not know the CA: that is the "unknown
 /// certificate authority" case.
@@ -36,6 +37,7 @@ public final class TestCertificates: Sendable {
     public let server: Pair
     public let wrongHost: Pair
     public let expired: Pair
+    public let notYetValid: Pair
 
     /// The certificates of this test process, made on first use.
     public static func shared() throws -> TestCertificates {
@@ -140,6 +142,9 @@ public final class TestCertificates: Sendable {
         expired = try issue(
             "expired", commonName: "localhost", section: "loopback",
             validity: ["-startdate", "20200101000000Z", "-enddate", "20200201000000Z"])
+        notYetValid = try issue(
+            "not-yet-valid", commonName: "localhost", section: "loopback",
+            validity: ["-startdate", "20900101000000Z", "-enddate", "20910101000000Z"])
 
         for sub in [hashedFolder, unhashedFolder] {
             guard mkdir(sub, 0o755) == 0 else { throw Failure(description: "mkdir \(sub): errno \(errno)") }

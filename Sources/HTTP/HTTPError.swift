@@ -76,7 +76,8 @@ extension HTTPError {
         where has("local issuer", "issuer certificate", "self-signed", "self signed", "verify the first certificate"):
             return "\(server) is signed by a certificate authority this box does not trust (\(detail)); "
                 + "\(nothingSent). If the server uses its own authority, set ca_file to the authority's certificate "
-                + "(or ca_path to a folder of certificates prepared with `openssl rehash`)"
+                + "(the server's own, if it is self-signed), or ca_path to a folder of certificates prepared with "
+                + "`openssl rehash`"
         case CURLE_PEER_FAILED_VERIFICATION:
             return "\(server) failed verification (\(detail)); \(nothingSent)"
         case CURLE_SSL_CACERT_BADFILE:

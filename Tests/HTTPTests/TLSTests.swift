@@ -120,6 +120,24 @@ struct TLSTests {
         #expect(failure?.message.contains("Check this box's clock") == true)
     }
 
+    @Test("a self-signed certificate is refused by default, and trusted as its own caFile")
+    func selfSigned() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(
+            tls: .init(certificates.selfSigned, authority: certificates.selfSigned.certificate), logRequests: true)
+        let agent = "ContactBox/self-signed"
+        let failure = try refusal(by: server, to: makeClient(agent: agent), agent: agent)
+        #expect(failure?.message.contains("(SSL certificate problem: self-signed certificate)") == true)
+        #expect(failure?.message.contains("the server's own, if it is self-signed") == true)
+
+        try server.createAddressBook()
+        let trusting = try makeClient(
+            agent: "ContactBox/self-signed-trusted", caFile: certificates.selfSigned.certificate, caPath: nil)
+        let (response, _) = try trusting.send(
+            HTTPRequest(method: "PROPFIND", url: server.addressBookURL(), headers: [HTTPHeader("Depth", "0")]))
+        #expect(response.status == 207)
+    }
+
     @Test("the CA as caFile is trusted, for 127.0.0.1 and for localhost")
     func caFile() throws {
         let certificates = try TestCertificates.shared()

@@ -9,6 +9,7 @@
 /// - `wrongHost`: for `wrong-host.example` only, valid.
 /// - `expired`: for `localhost` and `127.0.0.1`, valid in January 2020 only (`openssl ca -startdate -enddate`:
 ///   openssl 3.0's `x509` command cannot set past dates).
+/// - `selfSigned`: for `localhost` and `127.0.0.1`, its own issuer (as many a NAS makes), valid for 30 days.
 /// - `notYetValid`: for `localhost` and `127.0.0.1`, valid from 2090 on (what a box sees before its clock is set).
 ///
 /// A client that trusts only the system's authorities (the default) does not know the CA: that is the "unknown
@@ -38,6 +39,7 @@ public final class TestCertificates: Sendable {
     public let wrongHost: Pair
     public let expired: Pair
     public let notYetValid: Pair
+    public let selfSigned: Pair
 
     /// The certificates of this test process, made on first use.
     public static func shared() throws -> TestCertificates {
@@ -145,6 +147,13 @@ public final class TestCertificates: Sendable {
         notYetValid = try issue(
             "not-yet-valid", commonName: "localhost", section: "loopback",
             validity: ["-startdate", "20900101000000Z", "-enddate", "20910101000000Z"])
+
+        selfSigned = Pair(certificate: folder + "/self-signed.pem", key: folder + "/self-signed.key")
+        try openssl(
+            ["req", "-x509"] + newKey + [
+                "-days", "30", "-subj", "/CN=localhost", "-addext", "subjectAltName = DNS:localhost, IP:127.0.0.1",
+                "-keyout", selfSigned.key, "-out", selfSigned.certificate,
+            ])
 
         for sub in [hashedFolder, unhashedFolder] {
             guard mkdir(sub, 0o755) == 0 else { throw Failure(description: "mkdir \(sub): errno \(errno)") }

@@ -47,8 +47,11 @@ public final class TestCertificates: Sendable {
     }
 
     private static let made: Result<TestCertificates, Failure> = {
+        var template = Array("/tmp/contactbox-certificates-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { return .failure(Failure(description: "mkdtemp failed: errno \(errno)")) }
+        let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         do {
-            let certificates = try TestCertificates()
+            let certificates = try TestCertificates(folder: folder)
             // Statics are never deinitialised: the folder goes when the process exits.
             atexit {
                 if case .success(let certificates) = TestCertificates.made {
@@ -56,17 +59,14 @@ public final class TestCertificates: Sendable {
                 }
             }
             return .success(certificates)
-        } catch let error as Failure {
-            return .failure(error)
         } catch {
-            return .failure(Failure(description: "\(error)"))
+            TemporaryDirectory.removeTree(folder)
+            return .failure(error as? Failure ?? Failure(description: "\(error)"))
         }
     }()
 
-    private init() throws {
-        var template = Array("/tmp/contactbox-certificates-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
-        let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// Makes everything in `folder`, which exists and is empty.
+    private init(folder: String) throws {
         self.folder = folder
         authority = folder + "/ca.pem"
         hashedFolder = folder + "/hashed"

@@ -37,9 +37,13 @@ extension Configuration {
                 }
                 if let caFile, access(caFile, R_OK) != 0 {
                     problem(remote, "ca_file", "cannot read ca_file \(caFile): " + String(cString: strerror(errno)))
+                } else if let caFile, let message = CertificateAuthorities.caFileProblem(caFile) {
+                    problem(remote, "ca_file", message)
                 }
                 if let caPath, !SmallFile.isDirectory(caPath) {
                     problem(remote, "ca_path", "ca_path \(caPath) is not a folder")
+                } else if let caPath, let message = CertificateAuthorities.caPathProblem(caPath) {
+                    problem(remote, "ca_path", message)
                 }
             case .vdir(let folder, let createFolder):
                 if SmallFile.isDirectory(folder) {

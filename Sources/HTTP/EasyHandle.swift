@@ -8,18 +8,25 @@ import CCurl
 final class EasyHandle {
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Written by the prerequest callback: whether this hop's connection resumed a TLS session.
+    private let tlsNote: UnsafeMutablePointer<ccurl_tls_note>
     /// The header lines of the current hop; curl reads them without copying.
     private var headerList: HeaderList?
 
-    init(_ configuration: HTTPConfiguration) throws(HTTPError) {
+    /// `share`: the client's share handle (its TLS session cache).
+    init(_ configuration: HTTPConfiguration, share: UnsafeMutableRawPointer) throws(HTTPError) {
         guard let handle = curl_easy_init() else {
             throw HTTPError(.other, "libcurl could not create a transfer handle")
         }
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        tlsNote = .allocate(capacity: 1)
+        tlsNote.initialize(to: ccurl_tls_note(handle: handle, resumed: -1))
 
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        try set(CURLOPT_SHARE, pointer: share)
+        try check(ccurl_easy_note_tls(handle, tlsNote))
         // Signals are no way to time out a resolver in a multi-threaded process.
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -53,6 +60,7 @@ final class EasyHandle {
         curl_easy_cleanup(handle)
         headerList = nil  // after the handle: curl may touch the list until cleaned up
         errorBuffer.deallocate()
+        tlsNote.deallocate()
     }
 
     /// Sets up one hop: where, how, with which headers and credentials, and whose callbacks.
@@ -61,6 +69,7 @@ final class EasyHandle {
         credentials: Credentials?, digest: Bool, context: TransferContext
     ) throws(HTTPError) {
         errorBuffer[0] = 0
+        tlsNote.pointee.resumed = -1
         try set(CURLOPT_URL, url)
         // > HTTPGET: forces the HTTP request to get back to using GET; also turns off UPLOAD and NOBODY.
         try set(CURLOPT_HTTPGET, 1)
@@ -97,6 +106,12 @@ final class EasyHandle {
         }
         _ = ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, nil)
         headerList = nil
+    }
+
+    /// Whether the last hop's connection resumed a TLS session (true), made a full handshake (false), or was not
+    /// TLS (nil).
+    var resumedTLSSession: Bool? {
+        tlsNote.pointee.resumed < 0 ? nil : tlsNote.pointee.resumed == 1
     }
 
     /// curl's error buffer for the last transfer, often more specific than `curl_easy_strerror`.

@@ -16,9 +16,19 @@ public final class HTTPClient {
     /// Set for the rest of the client's life once a server asked for Digest under `.automatic`.
     private var usesDigest: Bool
     private var counts: [String: Int] = [:]
+    private var connections = 0
+    private var resumedSessions = 0
 
     /// Requests sent, by method, including redirect hops and authentication round trips.
     public var requestCounts: [String: Int] { counts }
+
+    /// Connections opened (TCP, with a TLS handshake over https), summed over every hop from libcurl's
+    /// `CURLINFO_NUM_CONNECTS`: a request on a kept-alive connection adds none.
+    public var connectionsOpened: Int { connections }
+
+    /// Of `connectionsOpened`, those whose TLS handshake resumed a session of an earlier connection (the client's
+    /// easy handles share one session cache): an abbreviated handshake, no certificate sent again.
+    public var tlsSessionsResumed: Int { resumedSessions }
 
     static let initializeLibcurl: Void = {
         // > This function is not thread safe [before 7.84]: call it once, before any other thread runs curl.
@@ -162,7 +172,7 @@ extension HTTPClient {
         if let reused = idle.popLast() {
             easy = reused
         } else {
-            easy = try EasyHandle(configuration)
+            easy = try EasyHandle(configuration, share: multi.share)
             handleCount += 1
         }
         do {
@@ -211,6 +221,11 @@ extension HTTPClient {
         let context = transfer.context
         let elapsed = ContinuousClock.now - transfer.hopStarted
         counts[transfer.method, default: 0] += max(1, context.responseCount)
+        let connected = easy.info(CURLINFO_NUM_CONNECTS) ?? 0
+        connections += connected
+        if connected > 0, easy.resumedTLSSession == true {
+            resumedSessions += 1
+        }
         var metadata: Logger.Metadata = [
             "http.method": "\(transfer.method)",
             "http.path": "\(URLParts(transfer.url)?.path ?? "")",

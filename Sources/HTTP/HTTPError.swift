@@ -49,7 +49,45 @@ extension HTTPError {
         if let secret, !secret.isEmpty {
             message = message.replacing(secret, with: "<redacted>")
         }
-        self.init(HTTPError.kind(of: code), message, url: url)
+        let kind = HTTPError.kind(of: code)
+        if kind == .tls {
+            message = HTTPError.explainTLS(code: code, detail: message, host: URLParts(url)?.host)
+        }
+        self.init(kind, message, url: url)
+    }
+
+    /// What a TLS failure means for the person who set up the remote, and what to do, with curl's own words in
+    /// brackets. A certificate that fails verification stops the connection in the handshake: no request, no
+    /// credentials and no card went out, and the message says so.
+    static func explainTLS(code: CURLcode, detail: String, host: String?) -> String {
+        let server = host.map { "the server's certificate (\($0))" } ?? "the server's certificate"
+        let nothingSent = "nothing was sent"
+        let lowered = detail.lowercasedASCII()
+        func has(_ words: String...) -> Bool { words.contains { lowered.contains($0) } }
+        switch code {
+        case CURLE_PEER_FAILED_VERIFICATION
+        where has("does not match target host", "no alternative certificate subject"):
+            return "\(server) is not issued for that host name (\(detail)); \(nothingSent). "
+                + "Use the host name the certificate names in the remote's url"
+        case CURLE_PEER_FAILED_VERIFICATION where has("certificate has expired"):
+            return "\(server) has expired (\(detail)); \(nothingSent). "
+                + "The server must renew it; if it was renewed, check this box's clock"
+        case CURLE_PEER_FAILED_VERIFICATION where has("not yet valid"):
+            return "\(server) is not valid yet (\(detail)); \(nothingSent). Check this box's clock"
+        case CURLE_PEER_FAILED_VERIFICATION
+        where has("local issuer", "issuer certificate", "self-signed", "self signed", "verify the first certificate"):
+            return "\(server) is signed by a certificate authority this box does not trust (\(detail)); "
+                + "\(nothingSent). If the server uses its own authority, set ca_file to the authority's certificate "
+                + "(the server's own, if it is self-signed), or ca_path to a folder of certificates prepared with "
+                + "`openssl rehash`"
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return "\(server) failed verification (\(detail)); \(nothingSent)"
+        case CURLE_SSL_CACERT_BADFILE:
+            return "the trusted certificate authorities could not be loaded (\(detail)); \(nothingSent). "
+                + "Check ca_file and ca_path"
+        default:
+            return "the TLS connection failed (\(detail))"
+        }
     }
 
     static func kind(of code: CURLcode) -> Kind {

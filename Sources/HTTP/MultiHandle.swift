@@ -1,9 +1,12 @@
 import CCurl
 
 /// A libcurl multi handle: it runs the transfers and keeps the connection cache, so connections are
-/// reused from one call to the next. Freed when this object goes.
+/// reused from one call to the next; and a share handle with the TLS session cache of all its easy handles.
+/// Freed when this object goes (after the easy handles: they hold the share handle).
 final class MultiHandle {
     let handle: UnsafeMutableRawPointer
+    /// Set as CURLOPT_SHARE on every easy handle that runs here.
+    let share: UnsafeMutableRawPointer
 
     init(maxConnections: Int) throws(HTTPError) {
         HTTPClient.initializeLibcurl
@@ -11,6 +14,14 @@ final class MultiHandle {
             throw HTTPError(.other, "libcurl could not create a multi handle")
         }
         self.handle = handle
+        guard let share = curl_share_init() else {
+            curl_multi_cleanup(handle)
+            throw HTTPError(.other, "libcurl could not create a share handle")
+        }
+        self.share = share
+        guard ccurl_share_ssl_sessions(share) == CURLSHE_OK else {
+            throw HTTPError(.other, "libcurl could not share TLS sessions")
+        }
         try check(ccurl_multi_setopt_long(handle, CURLMOPT_PIPELINING, ccurl_pipe_multiplex))
         // At most this many connections open, and as many kept alive when idle.
         try check(ccurl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections))
@@ -19,6 +30,7 @@ final class MultiHandle {
 
     deinit {
         curl_multi_cleanup(handle)
+        curl_share_cleanup(share)
     }
 
     func add(_ easy: EasyHandle) throws(HTTPError) {

@@ -34,14 +34,21 @@ struct DiscoverCommand: ParsableCommand {
     @Option(help: "basic (default), digest or automatic.")
     var auth: String = "basic"
 
+    @Option(help: ArgumentHelp("Trust this CA certificate (PEM), as a remote's ca_file.", valueName: "path"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("Trust the CA certificates in this hashed folder, as ca_path.", valueName: "path"))
+    var caPath: String?
+
     func run() throws {
         let account = try resolveAccount()
         let logger = LogSetup.makeLogger()
         let books: [AddressBookInfo]
         do {
             let http = try RemoteFactory.makeHTTPClient(
-                username: account.username, password: account.password, auth: account.auth, caFile: nil,
-                caPath: nil, concurrency: 1, userAgent: "ContactBox/\(contactboxVersion)", logger: logger)
+                username: account.username, password: account.password, auth: account.auth,
+                caFile: account.caFile, caPath: account.caPath, concurrency: 1,
+                userAgent: "ContactBox/\(contactboxVersion)", logger: logger)
             books = try CardDAVClient(http: http, logger: logger).discover(account.url)
         } catch let error as CardDAVError {
             Terminal.error(error.message)
@@ -62,25 +69,32 @@ struct DiscoverCommand: ParsableCommand {
         }
     }
 
+    /// The account to discover; a remote's ca_file and ca_path unless given on the command line.
     private func resolveAccount() throws -> (
-        url: String, username: String, password: String, auth: RemoteConfiguration.AuthScheme
+        url: String, username: String, password: String, auth: RemoteConfiguration.AuthScheme, caFile: String?,
+        caPath: String?
     ) {
         if let remote {
             let configuration = try config.load()
             guard let found = configuration.remotes.first(where: { $0.name == remote }),
-                case .carddav(let url, let username, let secret, let auth, _, _, _) = found.kind
+                case .carddav(let url, let username, let secret, let auth, let remoteCAFile, let remoteCAPath, _) =
+                    found.kind
             else {
                 Terminal.error("no CardDAV remote named \(remote) in \(config.path)")
                 throw ExitCode.validationFailure
             }
-            return (self.url ?? url, username, try readSecret(secret), auth)
+            let given = caFile != nil || caPath != nil
+            return (
+                self.url ?? url, username, try readSecret(secret), auth, given ? caFile : remoteCAFile,
+                given ? caPath : remoteCAPath
+            )
         }
         guard let url, let username, let passwordFile,
             let auth = RemoteConfiguration.AuthScheme(rawValue: auth)
         else {
             throw ValidationError("give a URL with --username and --password-file, or --remote NAME")
         }
-        return (url, username, try readSecret(.file(passwordFile)), auth)
+        return (url, username, try readSecret(.file(passwordFile)), auth, caFile, caPath)
     }
 
     private func readSecret(_ source: SecretSource) throws -> String {

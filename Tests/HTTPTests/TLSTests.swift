@@ -1,70 +1,262 @@
 import Foundation
 import HTTP
+import Logging
+import TestSupport
 import Testing
 
-/// TLS against a local HTTPS server whose certificate no public authority signed: refused by default, accepted
-/// with its certificate as `caFile`.
-@Suite("TLS verification", .serialized)
+/// The HTTP client over TLS against a real Radicale serving HTTPS itself, with certificates from a test CA made by
+/// the openssl command (`TestCertificates`): verification is on by default, a certificate that fails it stops the
+/// connection before anything is sent, with a message that names the problem; `caFile` and `caPath` work;
+/// connections (and so their TLS sessions) are reused.
+@Suite("TLS against Radicale over HTTPS", .serialized)
 struct TLSTests {
-    /// A self-signed certificate for 127.0.0.1, made with the openssl command, and a server using it.
-    final class TLSServer {
-        let folder: String
-        let process = Process()
-        var port = 0
-        var certificate: String { folder + "/cert.pem" }
+    static let card = Array(
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:tls-refused\r\nFN:Tessa TLS\r\nN:TLS;Tessa;;;\r\nEND:VCARD\r\n".utf8)
 
-        init() throws {
-            folder = NSTemporaryDirectory() + "contactbox-tls-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/key.pem", "-out", certificate,
-            ]
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Fixtures/tls_server.py").path
-            let output = Pipe()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, certificate, folder + "/key.pem"]
-            process.standardOutput = output
-            try process.run()
-            // The script prints "PORT <port>" once it listens.
-            let fields = firstLine(of: output).split(whereSeparator: \.isWhitespace)
-            port = fields.count == 2 && fields[0] == "PORT" ? Int(fields[1]) ?? 0 : 0
-        }
-
-        deinit {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: folder)
-        }
+    func makeClient(
+        agent: String, caFile: String? = nil, caPath: String? = "/etc/ssl/certs", maxConcurrent: Int = 4
+    ) throws -> HTTPClient {
+        var configuration = HTTPConfiguration(
+            userAgent: agent, connectTimeout: 5, caFile: caFile, caPath: caPath, maxConcurrent: maxConcurrent)
+        configuration.credentials = Credentials(username: RadicaleServer.username, password: RadicaleServer.password)
+        return try HTTPClient(configuration, logger: Logger(label: "TLSTests"))
     }
 
-    @Test("an unknown certificate authority is refused by default, with a TLS error")
-    func untrustedIsRefused() throws {
-        let server = try TLSServer()
-        #expect(server.port > 0)
-        let client = try makeClient()
+    /// PUTs a card with credentials through `client` and returns the failure. Then checks that nothing reached
+    /// Radicale: no card stored, and none of its request lines carries `agent` (the client's User-Agent, which
+    /// Radicale logs for every request), once a request made afterwards has been logged.
+    func refusal(
+        by server: RadicaleServer, to client: HTTPClient, agent: String, url: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> HTTPError? {
+        let target = (url ?? server.baseURL) + "alice/contacts/tls-refused.vcf"
+        var failure: HTTPError?
         do {
-            _ = try client.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(server.port)/"))
-            Issue.record("a self-signed certificate was accepted")
+            let (response, _) = try client.send(
+                HTTPRequest(
+                    method: "PUT", url: target, headers: [HTTPHeader("Content-Type", "text/vcard")], body: Self.card))
+            Issue.record("the request went through: \(response.status)", sourceLocation: sourceLocation)
         } catch {
-            #expect(error.kind == .tls, "\(error)")
+            failure = error
+        }
+        // A request Radicale must log after anything the refused client could have sent on its connection.
+        try controlRequest(server)
+        #expect(
+            server.waitForLog(containing: "ContactBox/control"), "the control request was not logged: \(server.log())",
+            sourceLocation: sourceLocation)
+        let requests = server.loggedRequests()
+        #expect(requests.count == 1, "\(requests)", sourceLocation: sourceLocation)
+        #expect(!requests.contains { $0.contains(agent) }, "\(requests)", sourceLocation: sourceLocation)
+        #expect(
+            !FileManager.default.fileExists(atPath: server.collectionFolder() + "/tls-refused.vcf"),
+            sourceLocation: sourceLocation)
+        if let failure {
+            #expect(failure.kind == .tls, "\(failure)", sourceLocation: sourceLocation)
+            #expect(!"\(failure)".contains(RadicaleServer.password), sourceLocation: sourceLocation)
+        }
+        return failure
+    }
+
+    /// `curl -k`: an unauthenticated GET that skips verification, so that it also reaches a server whose
+    /// certificate the client under test refuses.
+    func controlRequest(_ server: RadicaleServer) throws {
+        let directory = try TemporaryDirectory()
+        let curl = try ChildProcess(
+            path: "curl",
+            arguments: ["-s", "-k", "-o", "/dev/null", "--max-time", "10", "-A", "ContactBox/control", server.baseURL],
+            logPath: directory.file("curl.log"))
+        #expect(curl.waitForExit() == 0, "curl -k failed")
+    }
+
+    @Test("an unknown certificate authority is refused by default: nothing sent, the message suggests ca_file")
+    func unknownAuthority() throws {
+        let server = try RadicaleServer(tls: .trusted(), logRequests: true)
+        let agent = "ContactBox/unknown-ca"
+        let failure = try refusal(by: server, to: makeClient(agent: agent), agent: agent)
+        #expect(failure?.message.contains("signed by a certificate authority this box does not trust") == true)
+        #expect(failure?.message.contains("unable to get local issuer certificate") == true)
+        #expect(failure?.message.contains("set ca_file") == true)
+        #expect(failure?.message.contains("nothing was sent") == true)
+        // The client cut the handshake with an alert, which Radicale logs.
+        #expect(server.waitForLog(containing: "alert unknown ca"), "\(server.log())")
+    }
+
+    @Test("a certificate for another host name is refused, naming the host")
+    func wrongHostName() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(
+            tls: .init(certificates.wrongHost, authority: certificates.authority), logRequests: true)
+        let agent = "ContactBox/wrong-host"
+        let failure = try refusal(
+            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+        #expect(
+            failure?.message.contains("the server's certificate (127.0.0.1) is not issued for that host name") == true)
+        #expect(failure?.message.contains("target host name '127.0.0.1'") == true)
+    }
+
+    @Test("an expired certificate is refused, saying so")
+    func expired() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(
+            tls: .init(certificates.expired, authority: certificates.authority), logRequests: true)
+        let agent = "ContactBox/expired"
+        let failure = try refusal(
+            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+        #expect(failure?.message.contains("the server's certificate (127.0.0.1) has expired") == true)
+        #expect(failure?.message.contains("certificate has expired") == true)
+        #expect(server.waitForLog(containing: "alert certificate expired"), "\(server.log())")
+    }
+
+    @Test("a certificate not valid yet is refused, pointing to the clock")
+    func notYetValid() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(
+            tls: .init(certificates.notYetValid, authority: certificates.authority), logRequests: true)
+        let agent = "ContactBox/not-yet-valid"
+        let failure = try refusal(
+            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+        #expect(failure?.message.contains("the server's certificate (127.0.0.1) is not valid yet") == true)
+        #expect(failure?.message.contains("certificate is not yet valid") == true)
+        #expect(failure?.message.contains("Check this box's clock") == true)
+    }
+
+    @Test("a self-signed certificate is refused by default, and trusted as its own caFile")
+    func selfSigned() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(
+            tls: .init(certificates.selfSigned, authority: certificates.selfSigned.certificate), logRequests: true)
+        let agent = "ContactBox/self-signed"
+        let failure = try refusal(by: server, to: makeClient(agent: agent), agent: agent)
+        #expect(failure?.message.contains("(SSL certificate problem: self-signed certificate)") == true)
+        #expect(failure?.message.contains("the server's own, if it is self-signed") == true)
+
+        try server.createAddressBook()
+        let trusting = try makeClient(
+            agent: "ContactBox/self-signed-trusted", caFile: certificates.selfSigned.certificate, caPath: nil)
+        let (response, _) = try trusting.send(
+            HTTPRequest(method: "PROPFIND", url: server.addressBookURL(), headers: [HTTPHeader("Depth", "0")]))
+        #expect(response.status == 207)
+    }
+
+    @Test("the CA as caFile is trusted, for 127.0.0.1 and for localhost")
+    func caFile() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(tls: .trusted(), logRequests: true)
+        try server.createAddressBook()
+        let client = try makeClient(agent: "ContactBox/ca-file", caFile: certificates.authority, caPath: nil)
+        for host in ["127.0.0.1", "localhost"] {
+            let url = "https://\(host):\(server.port)/alice/contacts/tessa.vcf"
+            let (put, _) = try client.send(
+                HTTPRequest(
+                    method: "PUT", url: url, headers: [HTTPHeader("Content-Type", "text/vcard")], body: Self.card))
+            #expect(put.status == 201 || put.status == 204, "\(host): \(put.status)")
+            let (get, body) = try client.send(HTTPRequest(method: "GET", url: url))
+            #expect(get.status == 200)
+            #expect(String(decoding: body, as: UTF8.self).contains("FN:Tessa TLS"))
+        }
+        #expect(server.loggedRequests().filter { $0.contains("ContactBox/ca-file") }.count == 4)
+    }
+
+    @Test("a hashed CA folder (openssl rehash) as caPath is trusted; the same folder unhashed is not")
+    func caPath() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(tls: .trusted(), logRequests: true)
+        let url = server.baseURL + ".well-known/carddav"
+        let hashed = try makeClient(agent: "ContactBox/ca-path", caPath: certificates.hashedFolder)
+        let (response, _) = try hashed.send(
+            HTTPRequest(method: "PROPFIND", url: url, headers: [HTTPHeader("Depth", "0")]))
+        #expect(response.status < 500, "\(response.status)")
+        #expect(server.waitForLog(containing: "ContactBox/ca-path"))
+
+        let unhashed = try makeClient(agent: "ContactBox/unhashed", caPath: certificates.unhashedFolder)
+        do {
+            _ = try unhashed.send(HTTPRequest(method: "PROPFIND", url: url, headers: [HTTPHeader("Depth", "0")]))
+            Issue.record("a CA in a folder without hash links was found")
+        } catch {
+            #expect(error.kind == .tls)
+            #expect(error.message.contains("openssl rehash"), "\(error)")
         }
     }
 
-    @Test("the server's certificate as ca_file makes the connection trusted")
-    func caFileIsTrusted() throws {
-        let server = try TLSServer()
-        let client = try HTTPClient(
-            HTTPConfiguration(userAgent: "ContactBox/test", connectTimeout: 5, caFile: server.certificate, caPath: nil),
-            logger: .init(label: "TLSTests"))
-        let (response, body) = try client.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:\(server.port)/"))
-        #expect(response.status == 200)
-        #expect(String(decoding: body, as: UTF8.self) == "tls ok")
+    @Test("an unreadable caFile fails clearly, naming the option")
+    func unreadableCAFile() throws {
+        let server = try RadicaleServer(tls: .trusted(), logRequests: true)
+        let missing = "/nonexistent/contactbox-ca.pem"
+        let agent = "ContactBox/bad-ca-file"
+        let failure = try refusal(by: server, to: makeClient(agent: agent, caFile: missing, caPath: nil), agent: agent)
+        #expect(failure?.message.contains("could not be loaded") == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains("Check ca_file and ca_path") == true)
+    }
+
+    static func putRequests(_ book: String, count: Int) -> [HTTPRequest] {
+        (0..<count).map { index in
+            HTTPRequest(
+                method: "PUT", url: book + "card-\(index).vcf", headers: [HTTPHeader("Content-Type", "text/vcard")],
+                body: Array("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-\(index)\r\nFN:Card \(index)\r\nEND:VCARD\r\n".utf8)
+            )
+        }
+    }
+
+    @Test("Radicale's own server closes every connection: each new one resumes the TLS session instead")
+    func sessionsResumed() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(tls: .trusted(), logRequests: true)
+        try server.createAddressBook()
+        let book = server.addressBookURL()
+
+        let serial = try makeClient(agent: "ContactBox/serial", caFile: certificates.authority, caPath: nil)
+        for _ in 0..<10 {
+            let (response, _) = try serial.send(
+                HTTPRequest(method: "PROPFIND", url: book, headers: [HTTPHeader("Depth", "0")]))
+            #expect(response.status == 207)
+        }
+        #expect(serial.requestCounts["PROPFIND"] == 10)
+        #expect(serial.connectionsOpened == 10)
+        // One full handshake; the nine after it resume its session.
+        #expect(serial.tlsSessionsResumed == 9)
+
+        // In parallel: the first connections (at most 3) start before any session exists; all later ones, on any of
+        // the client's easy handles, resume one.
+        let parallel = try makeClient(
+            agent: "ContactBox/parallel", caFile: certificates.authority, caPath: nil, maxConcurrent: 3)
+        var statuses: [Int] = []
+        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in
+            statuses.append(try result.get().0.status)
+        }
+        #expect(statuses == Array(repeating: 201, count: 30))
+        #expect(parallel.connectionsOpened == 30)
+        #expect(parallel.tlsSessionsResumed >= 27, "\(parallel.tlsSessionsResumed) of 30 resumed")
+        #expect(server.waitForLog(containing: "card-29.vcf"))
+        #expect(server.loggedRequests().filter { $0.contains("ContactBox/parallel") }.count == 30)
+    }
+
+    @Test("over HTTP/2 (Radicale under hypercorn) one connection carries every request, in a row or in parallel")
+    func oneConnectionOverHTTP2() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(tls: .trusted(hypercorn: true), logRequests: true)
+        try server.createAddressBook()
+        let book = server.addressBookURL()
+
+        let serial = try makeClient(agent: "ContactBox/serial", caFile: certificates.authority, caPath: nil)
+        for _ in 0..<10 {
+            let (response, _) = try serial.send(
+                HTTPRequest(method: "PROPFIND", url: book, headers: [HTTPHeader("Depth", "0")]))
+            #expect(response.status == 207)
+        }
+        #expect(serial.requestCounts["PROPFIND"] == 10)
+        #expect(serial.connectionsOpened == 1)
+
+        let parallel = try makeClient(
+            agent: "ContactBox/parallel", caFile: certificates.authority, caPath: nil, maxConcurrent: 3)
+        var statuses: [Int] = []
+        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in
+            statuses.append(try result.get().0.status)
+        }
+        #expect(statuses == Array(repeating: 201, count: 30))
+        #expect(parallel.connectionsOpened == 1)
+        #expect(server.waitForLog(containing: "card-29.vcf"))
+        let logged = server.loggedRequests().filter { $0.contains("ContactBox/parallel") }
+        #expect(logged.count == 30)
+        #expect(logged.allSatisfy { $0.contains("HTTP/2") }, "\(logged.first ?? "")")
     }
 }

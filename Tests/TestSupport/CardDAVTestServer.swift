@@ -202,10 +202,11 @@ public struct CurlResponse: Sendable {
 /// One HTTP request with /usr/bin/curl, so the tests see the server with no code of ours in between.
 public func curlRequest(
     _ method: String, _ url: String, body: String? = nil, contentType: String? = nil, headers: [String] = [],
-    user: (name: String, password: String)?, includeHeaders: Bool = false
+    user: (name: String, password: String)?, includeHeaders: Bool = false, caFile: String? = nil
 ) throws -> CurlResponse {
     var arguments = ["-s", "-S", "-X", method, "-o", "-", "-w", "\n%{http_code}", "--max-time", "60"]
     if includeHeaders { arguments.append("-i") }
+    if let caFile { arguments += ["--cacert", caFile] }
     if let user { arguments += ["-u", user.name + ":" + user.password] }
     if let contentType { arguments += ["-H", "Content-Type: " + contentType] }
     for header in headers { arguments += ["-H", header] }

@@ -17,20 +17,27 @@ public final class RadicaleServer {
         public var description: String
     }
 
-    /// "http://127.0.0.1:PORT/"
+    /// "http://127.0.0.1:PORT/", or "https://..." with `tls`.
     public let baseURL: String
     /// Radicale's `[storage] filesystem_folder`; collections are under `collection-root/<user>/<name>/`.
     public let storageFolder: String
     public let port: Int
+    /// Radicale's own TLS, when it serves HTTPS (see RadicaleServer+TLS.swift).
+    public let tls: TLS?
+    /// Everything Radicale logs; with `logRequests`, a line per request (method, path, user agent).
+    public let logPath: String
 
     private let root: String
     private let configPath: String
-    private let logPath: String
     private let python: String
     private var process: ChildProcess?
 
     /// Starts a server and waits until it accepts connections (20 s at most).
-    public init(users: [String: String] = [RadicaleServer.username: RadicaleServer.password]) throws {
+    public init(
+        users: [String: String] = [RadicaleServer.username: RadicaleServer.password], tls: TLS? = nil,
+        logRequests: Bool = false
+    ) throws {
+        self.tls = tls
         python = try Self.findPython()
         root = try Self.makeTemporaryFolder()
         storageFolder = root + "/storage"
@@ -38,13 +45,15 @@ public final class RadicaleServer {
         logPath = root + "/radicale.log"
         do {
             port = Int(try freeLoopbackPort())
-            baseURL = "http://127.0.0.1:\(port)/"
+            baseURL = (tls == nil ? "http" : "https") + "://127.0.0.1:\(port)/"
             try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
             let htpasswd = root + "/users"
             try users.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)\n" }.joined()
                 .write(toFile: htpasswd, atomically: true, encoding: .utf8)
-            try Self.configuration(port: port, storage: storageFolder, htpasswd: htpasswd)
-                .write(toFile: configPath, atomically: true, encoding: .utf8)
+            try Self.configuration(
+                port: port, storage: storageFolder, htpasswd: htpasswd, tls: tls, logRequests: logRequests
+            )
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
             try start()
         } catch {
             try? FileManager.default.removeItem(atPath: root)
@@ -151,7 +160,8 @@ public final class RadicaleServer {
         headers: [String] = [], user: String? = RadicaleServer.username, password: String = RadicaleServer.password
     ) throws -> (status: Int, body: String) {
         let response = try curlRequest(
-            method, url, body: body, contentType: contentType, headers: headers, user: user.map { ($0, password) })
+            method, url, body: body, contentType: contentType, headers: headers, user: user.map { ($0, password) },
+            caFile: tls?.authority)
         return (response.status, response.body)
     }
 
@@ -162,10 +172,13 @@ public final class RadicaleServer {
         return String(text.suffix(2000))
     }
 
-    private static func configuration(port: Int, storage: String, htpasswd: String) -> String {
+    private static func configuration(
+        port: Int, storage: String, htpasswd: String, tls: TLS?, logRequests: Bool
+    ) -> String {
         """
         [server]
         hosts = 127.0.0.1:\(port)
+        \(tls.map(\.serverOptions) ?? "")
 
         [auth]
         type = htpasswd
@@ -184,7 +197,7 @@ public final class RadicaleServer {
         type = none
 
         [logging]
-        level = warning
+        level = \(logRequests ? "info" : "warning")
         mask_passwords = True
 
         """

@@ -35,7 +35,7 @@ public final class TemporaryDirectory {
     }
 
     /// Removes `path` and everything below it; symbolic links are removed, never followed.
-    private static func removeTree(_ path: String) {
+    static func removeTree(_ path: String) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFDIR else {

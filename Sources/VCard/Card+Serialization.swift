@@ -42,11 +42,44 @@ extension Property {
             if parameter.values.isEmpty { continue }
             line += "=" + parameter.values.map(Self.quotedIfNeeded).joined(separator: ",")
         }
-        line += ":" + value
+        line += ":" + Self.withoutLineBreaks(value)
         return line
     }
 
+    /// A value never holds a raw line break when written (it would end the line): each one, CRLF, LF or CR, is
+    /// written as the escape `\n`, which is what it means in text. Values read by `CardReader` have none.
+    private static func withoutLineBreaks(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return value }
+        return value.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
+            .joined(separator: "\\n")
+    }
+
     private static func quotedIfNeeded(_ value: String) -> String {
-        value.contains(where: { $0 == "," || $0 == ";" || $0 == ":" }) ? "\"" + value + "\"" : value
+        let encoded = caretEncoded(value)
+        return encoded.contains(where: { $0 == "," || $0 == ";" || $0 == ":" }) ? "\"" + encoded + "\"" : encoded
+    }
+
+    /// RFC 6868: a `"` or a line break cannot stand in a parameter value, so they are written `^'` and `^n`, and a
+    /// `^` that would read as the start of one of those is written `^^`. Other values are written as they are.
+    static func caretEncoded(_ value: String) -> String {
+        let bytes = Array(value.utf8)
+        let special: Set<UInt8> = [UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "^")]
+        guard bytes.contains(where: special.contains) else { return value }
+        var result: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            switch byte {
+            case UInt8(ascii: "\""): result += Array("^'".utf8)
+            case UInt8(ascii: "\n"): result += Array("^n".utf8)
+            case UInt8(ascii: "\r"): continue
+            case UInt8(ascii: "^"):
+                let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+                let ambiguous =
+                    next == UInt8(ascii: "'") || next == UInt8(ascii: "n") || next == UInt8(ascii: "N")
+                    || next == UInt8(ascii: "^")
+                result += ambiguous ? Array("^^".utf8) : [byte]
+            default: result.append(byte)
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }

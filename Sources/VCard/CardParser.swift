@@ -58,7 +58,12 @@ enum CardParser {
         }
         let text = decoded.text
         if legacy {
-            return Legacy.upgrade(property, value: text)
+            var upgraded = Legacy.upgrade(property, value: text)
+            if upperName == "URL", let repaired = TextValue.unescapingURI(upgraded.value) {
+                upgraded.value = repaired.value  // the same rule as for 3.0, so that what we write reads back alike
+                for escape in repaired.repaired { log.note(.escapes, escape) }
+            }
+            return upgraded
         }
         // The value is UTF-8 now: a legacy CHARSET would be false, and 3.0 and 4.0 have no quoted-printable.
         // Names are upper case by now (`standardName`), so they compare as they are: this runs for every property.
@@ -68,24 +73,24 @@ enum CardParser {
                 || ($0.name == "QUOTED-PRINTABLE" && $0.values.isEmpty)
         }
         repairBareParameters(&property, log: &log)
-        if quotedPrintable {
-            // A 3.0 writer that used quoted-printable anyway: keep the text, in 3.0 form.
-            property.value = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }
-                .joined(separator: "\\n")
-            return property
-        }
         property.value = text
-        if TextValue.textProperties.contains(upperName), let repaired = TextValue.repairingEscapes(in: text) {
+        if quotedPrintable {
+            // A 3.0 writer that used quoted-printable anyway: its line breaks become `\n`, and then the value is read
+            // like any other, so that what is written reads back the same.
+            property.value = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
+                .joined(separator: "\\n")
+        }
+        if TextValue.textProperties.contains(upperName), let repaired = TextValue.repairingEscapes(in: property.value) {
             property.value = repaired.value
             for escape in repaired.repaired { log.note(.escapes, escape) }
-        } else if upperName == "URL", let repaired = TextValue.unescapingURI(text) {
+        } else if upperName == "URL", let repaired = TextValue.unescapingURI(property.value) {
             // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text.
             property.value = repaired.value
             for escape in repaired.repaired { log.note(.escapes, escape) }
         } else if property.parameters.contains(where: { $0.name == "ENCODING" && $0.values.first?.lowercased() == "b" })
         {
             // Base64 folded with extra spaces (Apple's two-space continuation lines): the spaces are not data.
-            property.value = TextValue.removingWhitespace(text)
+            property.value = TextValue.removingWhitespace(property.value)
         }
         return property
     }

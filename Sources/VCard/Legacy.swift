@@ -28,7 +28,8 @@ enum Legacy {
         } else if TextValue.textProperties.contains(name) {
             result.value = escape(value, property: name)
         } else {
-            result.value = value.filter { $0 != "\r" && $0 != "\n" }
+            // "\r\n" is one Character in Swift: it must be named too.
+            result.value = value.filter { $0 != "\r" && $0 != "\n" && $0 != "\r\n" }
         }
         return result
     }

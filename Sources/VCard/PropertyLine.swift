@@ -92,8 +92,33 @@ struct PropertyLine {
                 }
                 valueEnd = index
             }
-            values.append(text(bytes[valueStart..<valueEnd]))
+            values.append(Self.caretDecoded(text(bytes[valueStart..<valueEnd])))
         } while index < bytes.count && bytes[index] == UInt8(ascii: ",")
         return (Parameter(name, values), index, lossy)
+    }
+
+    /// RFC 6868 in a parameter value: `^'` is `"`, `^n` a line break, `^^` a `^`; any other `^` is itself.
+    static func caretDecoded(_ value: String) -> String {
+        guard value.utf8.contains(UInt8(ascii: "^")) else { return value }
+        var result: [UInt8] = []
+        var iterator = value.utf8.makeIterator()
+        var pending = iterator.next()
+        while let byte = pending {
+            pending = iterator.next()
+            guard byte == UInt8(ascii: "^"), let next = pending else {
+                result.append(byte)
+                continue
+            }
+            switch next {
+            case UInt8(ascii: "'"): result.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "n"), UInt8(ascii: "N"): result.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "^"): result.append(next)
+            default:
+                result.append(byte)
+                continue
+            }
+            pending = iterator.next()
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }

@@ -2,15 +2,31 @@
 /// them. The decoded bytes go to `Charset` to become text.
 enum QuotedPrintable {
     /// Whether the property part of a raw line (before the first `:`) asks for quoted-printable, so that its soft
-    /// line breaks must be joined before parsing.
+    /// line breaks must be joined before parsing: `;ENCODING=QUOTED-PRINTABLE` or a bare `;QUOTED-PRINTABLE`, in
+    /// any letter case. The word elsewhere (a parameter `X-NOTE=QUOTED-PRINTABLE`) asks for nothing, as
+    /// `CardParser` decodes only these two.
     static func isDeclared(in line: [UInt8]) -> Bool {
         let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
-        let keyword = Array("QUOTED-PRINTABLE".utf8)
         guard colon >= keyword.count else { return false }
         // An ASCII case fold byte by byte: this runs for every line read, so no String is made.
         return (0...(colon - keyword.count)).contains { start in
-            zip(line[start..<(start + keyword.count)], keyword).allSatisfy { $0 & 0xDF == $1 & 0xDF }
+            guard matches(line, at: start, keyword) else { return false }
+            let end = start + keyword.count
+            guard end == colon || line[end] == UInt8(ascii: ";") || line[end] == UInt8(ascii: ",") else {
+                return false
+            }
+            if start > 0, line[start - 1] == UInt8(ascii: ";") { return true }
+            return start >= encoding.count + 1 && matches(line, at: start - encoding.count, encoding)
+                && line[start - encoding.count - 1] == UInt8(ascii: ";")
         }
+    }
+
+    private static let keyword = Array("QUOTED-PRINTABLE".utf8)
+    private static let encoding = Array("ENCODING=".utf8)
+
+    private static func matches(_ line: [UInt8], at start: Int, _ word: [UInt8]) -> Bool {
+        start + word.count <= line.count
+            && zip(line[start..<(start + word.count)], word).allSatisfy { $0 & 0xDF == $1 & 0xDF }
     }
 
     /// Decodes `=XX` escapes; a malformed escape is kept literally, as RFC 2045 advises a robust decoder to do.

@@ -44,25 +44,32 @@ enum TextValue {
         return (String(decoding: result, as: UTF8.self), repaired)
     }
 
-    /// A URI value written with text escapes (`http\\://`): every `\\x` becomes `x`; nil when there is none.
+    /// A URI value written with text escapes (`http\\://`, as Apple and Google write `URL`): a backslash, or a run
+    /// of them, before `:`, `,` or `;` goes; other backslashes stay (a URI has none, but they are not ours to drop).
+    /// The result has no such escape left, so it reads back the same. Nil when there is nothing to remove.
     static func unescapingURI(_ raw: String) -> (value: String, repaired: [String])? {
         guard raw.utf8.contains(backslash) else { return nil }
+        let bytes = Array(raw.utf8)
         var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
         var repaired: [String] = []
-        var escaped = false
-        for byte in raw.utf8 {
-            if escaped {
-                result.append(byte)
-                let shown = byte < 0x80 ? "\\" + String(UnicodeScalar(byte)) : "\\(non-ASCII)"
-                if !repaired.contains(shown) { repaired.append(shown) }
-                escaped = false
-            } else if byte == backslash {
-                escaped = true
-            } else {
-                result.append(byte)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == backslash else {
+                result.append(bytes[index])
+                index += 1
+                continue
             }
+            var end = index
+            while end < bytes.count, bytes[end] == backslash { end += 1 }
+            if end < bytes.count, [UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: ";")].contains(bytes[end]) {
+                let shown = "\\" + String(UnicodeScalar(bytes[end]))
+                if !repaired.contains(shown) { repaired.append(shown) }
+            } else {
+                result += bytes[index..<end]
+            }
+            index = end
         }
-        if escaped { result.append(backslash) }
         return repaired.isEmpty ? nil : (String(decoding: result, as: UTF8.self), repaired)
     }
 

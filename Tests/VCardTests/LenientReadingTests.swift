@@ -439,6 +439,50 @@ struct LenientReadingTests {
         #expect(errors(broken).map(\.code) == [.malformedLine], "a broken property line is not joined to a NOTE")
     }
 
+    // MARK: Writing back what was read
+
+    @Test("a parameter value with a quote or a caret is written with RFC 6868 escapes and reads back the same")
+    func caretEscapes() throws {
+        let card = try only(card(["VERSION:3.0", "UID:c", "FN:C", "TEL;INT\"ERNAL:1", "X-A;X-P=a^b,c^'d,e^^'f:v"])).card
+        #expect(card.first("TEL")?.parameters == [Parameter("TYPE", ["INT\"ERNAL"])])
+        #expect(card.first("X-A")?.parameters == [Parameter("X-P", ["a^b", "c\"d", "e^'f"])])
+        let written = card.serialized()
+        #expect(written.contains("\r\nTEL;TYPE=INT^'ERNAL:1\r\n"))
+        #expect(written.contains("\r\nX-A;X-P=a^b,c^'d,e^^'f:v\r\n"))
+        let again = try only(written)
+        #expect(again.card == card)
+        #expect(again.repairs.isEmpty)
+    }
+
+    @Test("only ENCODING=QUOTED-PRINTABLE or a bare QUOTED-PRINTABLE joins soft line breaks")
+    func quotedPrintableDeclaration() {
+        #expect(QuotedPrintable.isDeclared(in: Array("NOTE;ENCODING=QUOTED-PRINTABLE:a=".utf8)))
+        #expect(QuotedPrintable.isDeclared(in: Array("note;charset=utf-8;encoding=quoted-printable:a=".utf8)))
+        #expect(QuotedPrintable.isDeclared(in: Array("TEL;CELL;QUOTED-PRINTABLE;PREF:1=".utf8)))
+        #expect(!QuotedPrintable.isDeclared(in: Array("X-A;X-NOTE=QUOTED-PRINTABLE:a=".utf8)))
+        #expect(!QuotedPrintable.isDeclared(in: Array("X-A;TYPE=QUOTED-PRINTABLES:a=".utf8)))
+        #expect(!QuotedPrintable.isDeclared(in: Array("NOTE:QUOTED-PRINTABLE=".utf8)))
+    }
+
+    @Test("line breaks in a value are never written raw, and a URL's escapes go the same way in 2.1 and 3.0")
+    func valuesWriteBackAlike() throws {
+        let made = Card(properties: [
+            Property(name: "VERSION", value: "3.0"), Property(name: "UID", value: "m"),
+            Property(name: "X-MEMO", value: "one\r\ntwo\rthree\nfour"),
+        ])
+        #expect(made.serialized().contains("\r\nX-MEMO:one\\ntwo\\nthree\\nfour\r\n"))
+        let three = try only(card(["VERSION:3.0", "UID:u", "FN:U", "URL:http\\\\\\://a.example/x\\y"])).card
+        let two = try only(card(["VERSION:2.1", "UID:u", "FN:U", "URL:http\\\\\\://a.example/x\\y"])).card
+        #expect(three.first("URL")?.value == "http://a.example/x\\y")
+        #expect(two.first("URL")?.value == "http://a.example/x\\y")
+        #expect(try self.only(three.serialized()).card == three)
+        let qp = try only(
+            card(["VERSION:3.0", "UID:q", "FN:Q", "NOTE;ENCODING=QUOTED-PRINTABLE:a=5Cb=0Dc=5C,d"]))
+        #expect(qp.card.first("NOTE")?.value == "ab\\nc\\,d")
+        #expect(qp.repairs == ["read non-standard escapes \\b as the escaped characters"])
+        #expect(try self.only(qp.card.serialized()).card == qp.card)
+    }
+
     // MARK: Everything at once
 
     @Test("one card with every kind of repair notes each kind once, in order, and round-trips after")

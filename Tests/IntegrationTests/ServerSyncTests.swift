@@ -9,8 +9,6 @@ import VCard
 /// The sync engine against each real CardDAV server (Radicale 3.9, Xandikos 0.4, Cyrus IMAP 3.6), started on
 /// 127.0.0.1 for each test and stopped by PID. Each check reads both sides: the store, and the server over curl.
 ///
-/// Known client bugs (issue 8, being fixed) are marked with `withKnownIssue` naming the bug, for the servers where
-/// they show; remove a marker once its fix is in (each is intermittent, so the suite stays green either way).
 @Suite("Sync with each real CardDAV server", .serialized)
 struct ServerSyncTests {
     @Test(
@@ -22,16 +20,11 @@ struct ServerSyncTests {
         try fixture.putOnServer(vcard("server-1", "Sara Server", "TEL;TYPE=CELL:+49 170 5550100"), as: "server-1.vcf")
         let report = try fixture.sync()
         let (localNow, serverNow) = (try fixture.localContents(), try fixture.serverContents())
-        // Xandikos answers 423 Locked when the two uploads overlap; the client does not retry (issue 8).
-        withKnownIssue("Xandikos 423 Locked: overlapping PUTs fail and are not retried", isIntermittent: true) {
-            #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors)")
-            #expect(report.counts.uploaded == 2)
-            #expect(localNow == serverNow)
-            #expect(serverNow["local-1"] != nil)
-        } when: {
-            kind == .xandikos
-        }
-        if kind == .xandikos && report.counts.errors > 0 { try fixture.sync() }  // the refused upload goes now
+        // Xandikos answers 423 Locked when the two uploads overlap: the client sends them again in the same pass.
+        #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors)")
+        #expect(report.counts.uploaded == 2)
+        #expect(localNow == serverNow)
+        #expect(serverNow["local-1"] != nil)
         #expect(report.counts.downloaded == 1)
         #expect(try fixture.serverCards()["local-1"]?.displayName == "Lena Local")
         #expect(try fixture.store.contact(uid: "server-1")?.vcard.contains("+49 170 5550100") == true)
@@ -45,8 +38,6 @@ struct ServerSyncTests {
 
     @Test(
         "hundreds of cards, 3.0 and 4.0 with photos, go up and come down intact; a second box gets the same",
-        .bug(id: 8, "Cyrus: multiget asks for no address-data version, gets 3.0 with 4.0 photos destroyed"),
-        .bug(id: 8, "Xandikos: 423 Locked to overlapping writes is not retried"),
         arguments: TestServerKind.available)
     func bulkUploadAndDownload(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
@@ -64,32 +55,18 @@ struct ServerSyncTests {
 
         let report = try fixture.sync()
         #expect(report.counts.downloaded == count)
-        // Xandikos answers 423 Locked to writes that overlap (default concurrency 4); the client does not retry
-        // them yet (issue 8, deliverable 3), so some uploads fail on the first pass.
-        withKnownIssue("Xandikos 423 Locked: overlapping PUTs fail and are not retried", isIntermittent: true) {
-            #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors.prefix(3))")
-            #expect(report.counts.uploaded == count)
-            #expect(report.counts.errors == 0)
-        } when: {
-            kind == .xandikos
-        }
-        if kind == .xandikos && report.counts.errors > 0 {
-            // The failed uploads go on later passes; with no 423 retry it may take several.
-            var passes = 0
-            while passes < 6, try fixture.sync().counts.errors > 0 { passes += 1 }
-        }
+        // Xandikos answers 423 Locked to writes that overlap (default concurrency 4): all land in this one pass.
+        #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors.prefix(3))")
+        #expect(report.counts.uploaded == count)
+        #expect(report.counts.errors == 0)
 
         // Both sides hold every card, with the content (photos included) it started with.
         let server = try fixture.serverContents()
         #expect(server.count == 2 * count)
         let localNow = try fixture.localContents()
         // Cyrus: the first download is a multiget without a version too, so the seeded 4.0 photos are lost already.
-        withKnownIssue("Cyrus: multiget without address-data version 4.0 loses 4.0 photos", isIntermittent: true) {
-            let changed = originals.filter { localNow[$0.key] != $0.value }.keys.sorted()
-            #expect(changed.isEmpty, "cards the box got changed: \(changed.count), e.g. \(changed.prefix(5))")
-        } when: {
-            kind == .cyrus
-        }
+        let changed = originals.filter { localNow[$0.key] != $0.value }.keys.sorted()
+        #expect(changed.isEmpty, "cards the box got changed: \(changed.count), e.g. \(changed.prefix(5))")
         #expect(Set(localNow.keys) == Set(originals.keys))
         let differing = originals.filter { server[$0.key] != $0.value }.keys.sorted()
         #expect(differing.isEmpty, "cards that differ on the server: \(differing.prefix(5))")
@@ -107,13 +84,9 @@ struct ServerSyncTests {
         #expect(download.counts.downloaded == 2 * count)
         let secondContents = try ServerSyncFixture.contents(of: second.store)
         // Cyrus serves 3.0 unless the client asks for 4.0, and its 3.6 turns a 4.0 PHOTO data: URI into a bare
-        // `data:image/png` on the way; the multiget asks for no version (issue 8, deliverable 4).
-        withKnownIssue("Cyrus: multiget without address-data version 4.0 loses 4.0 photos", isIntermittent: true) {
-            let lost = originals.filter { secondContents[$0.key] != $0.value }.keys.sorted()
-            #expect(lost.isEmpty, "cards the second box got changed: \(lost.count), e.g. \(lost.prefix(5))")
-        } when: {
-            kind == .cyrus
-        }
+        // `data:image/png` on the way: the multiget asks for 4.0 where discovery offers it.
+        let lost = originals.filter { secondContents[$0.key] != $0.value }.keys.sorted()
+        #expect(lost.isEmpty, "cards the second box got changed: \(lost.count), e.g. \(lost.prefix(5))")
         #expect(Set(secondContents.keys) == Set(originals.keys))
     }
 
@@ -133,41 +106,26 @@ struct ServerSyncTests {
         try fixture.putOnServer(vcard4("f", "Fritzi", "EMAIL:fritzi@example.org"), as: "f.vcf")
         let report = try fixture.sync()
         let server = try fixture.serverCards()
-        // Xandikos answers 423 Locked to writes that overlap (the update, deletion and creation go out together);
-        // the client does not retry them yet (issue 8, deliverable 3).
-        withKnownIssue("Xandikos 423 Locked: overlapping writes fail and are not retried", isIntermittent: true) {
-            #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors)")
-            #expect(report.counts.errors == 0, "\(report.errors)")
-            #expect(report.counts.updated == 2)
-            #expect(report.counts.uploaded == 1)
-            #expect(report.counts.deleted == 2)
-            #expect(server["a"]?.first("NOTE")?.text == "new number")
-            #expect(server["b"] == nil)
-            #expect(server["e"]?.displayName == "Emil")
-        } when: {
-            kind == .xandikos
-        }
+        // Xandikos answers 423 Locked to writes that overlap (the update, deletion and creation go out together):
+        // they are sent again within the pass.
+        #expect(report.outcome == .ok, "\(report.message ?? "") \(report.errors)")
+        #expect(report.counts.errors == 0, "\(report.errors)")
+        #expect(report.counts.updated == 2)
+        #expect(report.counts.uploaded == 1)
+        #expect(report.counts.deleted == 2)
+        #expect(server["a"]?.first("NOTE")?.text == "new number")
+        #expect(server["b"] == nil)
+        #expect(server["e"]?.displayName == "Emil")
         #expect(report.counts.downloaded == 1)
         #expect(try fixture.store.contact(uid: "c")?.vcard.contains("cleo@example.org") == true)
         #expect(try fixture.store.contact(uid: "f")?.vcard.contains("fritzi@example.org") == true)
-        // d was downloaded before: Xandikos reports its deletion. Only a 423 on a's update, b's deletion or e's
-        // creation (above) leaves the two sides apart here.
+        // d was downloaded before: every server reports its deletion.
         #expect(try fixture.store.contact(uid: "d")?.deleted == true)
         #expect(try fixture.store.history(uid: "d").first?.reason == "deleted on \(fixture.remoteName)")
         let (localNow, serverNow) = (try fixture.localContents(), try fixture.serverContents())
-        withKnownIssue("Xandikos 423 Locked: a refused write leaves the sides apart", isIntermittent: true) {
-            #expect(localNow == serverNow)
-        } when: {
-            kind == .xandikos
-        }
+        #expect(localNow == serverNow)
         let after = try fixture.sync()
-        withKnownIssue(
-            "Xandikos 423 Locked: the refused write goes on the next pass", isIntermittent: true
-        ) {
-            #expect(after.counts == SyncCounts())
-        } when: {
-            kind == .xandikos
-        }
+        #expect(after.counts == SyncCounts())
     }
 
     @Test(
@@ -283,37 +241,27 @@ struct ServerSyncTests {
 
     @Test(
         "a deletion on the server right after the first upload is seen",
-        .bug(id: 8, "Xandikos: a deletion on the server is missed after the first upload"),
         arguments: TestServerKind.available)
     func deletionAfterFirstUpload(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
         _ = try fixture.store.importChunk((0..<20).map { try card("del-\($0)", "Deletable \($0)") })
         let first = try fixture.sync()
-        withKnownIssue("Xandikos 423 Locked: overlapping PUTs fail and are not retried", isIntermittent: true) {
-            #expect(first.counts.uploaded == 20, "\(first.errors.prefix(3))")
-        } when: {
-            kind == .xandikos
-        }
-        // Any card the first pass uploaded (on Xandikos a 423 may have kept one back).
+        #expect(first.counts.uploaded == 20, "\(first.errors.prefix(3))")
         let victim = try #require(try fixture.server.items().first { $0.vcard.contains("UID:del-") })
         let uid = try #require(try parsedCard(victim.vcard).uid)
         let name = String(victim.href.split(separator: "/").last ?? "")
         try fixture.deleteOnServer(name)
         let second = try fixture.sync()
         let gone = try fixture.store.contact(uid: uid)
-        // Xandikos: "0 deleted", the contact stays and the token has moved past the deletion (issue 8, deliverable 4).
-        withKnownIssue("Xandikos: a deletion on the server is missed", isIntermittent: true) {
-            #expect(second.counts.deleted == 1)
-            #expect(gone?.deleted == true)
-        } when: {
-            kind == .xandikos
-        }
+        // Xandikos leaves an item created and deleted after the stored token out of the changes: the client
+        // looks for the items it created by name.
+        #expect(second.counts.deleted == 1)
+        #expect(gone?.deleted == true)
         #expect(try fixture.serverCards()[uid] == nil)
     }
 
     @Test(
         "70 edits on the box go to the server in one pass",
-        .bug(id: 8, "Xandikos: 423 Locked to overlapping writes is not retried"),
         arguments: TestServerKind.available)
     func manyEditsInOnePass(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
@@ -326,18 +274,13 @@ struct ServerSyncTests {
         let report = try fixture.sync()
         let server = try fixture.serverCards()
         let missing = (0..<70).filter { server["e\($0)"]?.first("NOTE")?.text != "edit \($0)" }
-        withKnownIssue("Xandikos 423 Locked: overlapping PUTs fail and are not retried", isIntermittent: true) {
-            #expect(report.counts.updated == 70, "\(report.errors.prefix(2))")
-            #expect(report.counts.errors == 0)
-            #expect(missing.isEmpty, "edits not on the server: \(missing.count)")
-        } when: {
-            kind == .xandikos
-        }
+        #expect(report.counts.updated == 70, "\(report.errors.prefix(2))")
+        #expect(report.counts.errors == 0)
+        #expect(missing.isEmpty, "edits not on the server: \(missing.count)")
     }
 
     @Test(
         "two server cards with one UID are both kept",
-        .bug(id: 8, "two server cards with one UID: one vanishes"),
         arguments: TestServerKind.available)
     func duplicateUIDs(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
@@ -358,13 +301,9 @@ struct ServerSyncTests {
                 emails.append(address)
             }
         }
-        // The client keys remote cards by UID: the second overwrites the first in the store, which reports
-        // "2 downloaded" and holds one (issue 8, deliverable 4).
-        withKnownIssue("two server cards with one UID: one vanishes from the store", isIntermittent: true) {
-            #expect(emails.sorted() == ["one@example.org", "two@example.org"], "report: \(report.counts)")
-        } when: {
-            kind == .xandikos || kind == .cyrus
-        }
+        // Both are kept: the second under a UID derived from its UID and place, and the run notes it.
+        #expect(report.notes.contains { $0.contains("twin-1.vcf") && $0.contains("twin-2.vcf") })
+        #expect(emails.sorted() == ["one@example.org", "two@example.org"], "report: \(report.counts)")
         #expect(try fixture.server.items().count == 2, "the server keeps both")
     }
 

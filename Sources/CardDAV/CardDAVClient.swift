@@ -7,9 +7,13 @@ protocol DAVTransport: AnyObject {
     func sendAll(
         _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
         completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void) throws
+    func redactingSecret(_ text: String) -> String
 }
 
 extension DAVTransport {
+    /// Text with the client's password replaced; a fake has none.
+    func redactingSecret(_ text: String) -> String { text }
+
     /// One after the other, for transports without concurrency (the tests' fake).
     func sendAll(
         _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
@@ -139,9 +143,13 @@ public final class CardDAVClient {
         }
     }
 
+    /// The error for a failed response. The server's reason goes into the message, with the password scrubbed
+    /// from it: a hostile server could echo what it was sent.
     func failure(_ response: HTTPResponse, method: String, url: String, body: ArraySlice<UInt8>) -> CardDAVError {
-        CardDAVError.from(
+        var error = CardDAVError.from(
             status: response.status, method: method, url: url, retryAfter: response.header("Retry-After"), body: body)
+        error.message = transport.redactingSecret(error.message)
+        return error
     }
 
     private func networkError(_ error: any Error, _ method: String, _ url: String) -> any Error {

@@ -12,6 +12,7 @@ extension CardDAVError {
     ) -> CardDAVError {
         let kind = kind(status: status, retryAfter: retryAfter, body: body, now: now)
         var message = "\(method) \(DAVURL.path(of: url)): \(status) \(reasonPhrase(status))"
+        if let reason = serverReason(body) { message += " (\(reason))" }
         switch kind {
         case .invalidSyncToken: message += " (the sync token is no longer valid)"
         case .rateLimited(let seconds?): message += " (retry after \(seconds) s)"
@@ -26,6 +27,9 @@ extension CardDAVError {
         if (400..<500).contains(status), containsSyncTokenPrecondition(body) {
             return .invalidSyncToken
         }
+        // RFC 6352 6.3.2.1 and 5.3.2.1: a CardDAV precondition (a card the server finds invalid, a UID it holds
+        // elsewhere, a size over its limit) refuses this card, whatever the status (Xandikos says 412).
+        if (400..<500).contains(status), containsCardPrecondition(body) { return .rejected(status: status) }
         switch status {
         case 401: return .unauthorized
         case 403 where isQuotaJSON(body): return .rateLimited(retryAfter: retryAfter.flatMap { seconds($0, now: now) })
@@ -52,6 +56,32 @@ extension CardDAVError {
                 parser.summary.hasInvalidSyncToken || String(decoding: body, as: UTF8.self).contains("valid-sync-token")
         }
         return found
+    }
+
+    private static let cardPreconditions = [
+        "valid-address-data", "supported-address-data", "no-uid-conflict", "max-resource-size",
+        "supported-address-data-conversion",
+    ]
+
+    private static func containsCardPrecondition(_ body: ArraySlice<UInt8>) -> Bool {
+        let text = String(decoding: body, as: UTF8.self)
+        return text.contains("urn:ietf:params:xml:ns:carddav") && cardPreconditions.contains { text.contains($0) }
+    }
+
+    /// What the server says went wrong, from a `DAV:error` body's `responsedescription` or a short plain-text
+    /// body: printable characters only, at most 160 of them. Never a whole body.
+    static func serverReason(_ body: ArraySlice<UInt8>) -> String? {
+        var text = String(decoding: body.prefix(4096), as: UTF8.self)
+        if let start = text.firstRange(of: "responsedescription>") {
+            text = String(text[start.upperBound...].prefix { $0 != "<" })
+        } else if text.contains("<") || text.isEmpty {
+            return nil  // HTML or XML without a description: nothing a person can read
+        }
+        let printable = String(
+            text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }
+        ).split(separator: " ").joined(separator: " ")
+        guard !printable.isEmpty else { return nil }
+        return printable.count > 160 ? String(printable.prefix(160)) + "…" : printable
     }
 
     /// Google reports quota as `403` with a JSON error body whose reason mentions the quota.

@@ -108,6 +108,15 @@ public final class HTTPClient {
     }
 }
 
+extension HTTPClient {
+    /// `text` with the password replaced by `<redacted>`: for anything a server wrote that goes into a message (a
+    /// server may echo what it was sent).
+    public func redactingSecret(_ text: String) -> String {
+        guard let password = configuration.credentials?.password, !password.isEmpty else { return text }
+        return text.replacing(password, with: "<redacted>")
+    }
+}
+
 @available(*, unavailable)
 extension HTTPClient: Sendable {}
 

@@ -209,10 +209,12 @@ public final class CardDAVAddressBook: AddressBook {
         switch write {
         case .create(let card):
             let url = CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? Card.makeUID())
-            return .put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
+            return .put(url: url, vcard: card.splittingNicknameLists().serialized(), ifMatch: nil, ifNoneMatchAny: true)
         case .update(let href, let etag, let card):
             let url = DAVURL.resolve(encoded(href), against: bookURL)
-            return .put(url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
+            return .put(
+                url: url, vcard: card.splittingNicknameLists().serialized(), ifMatch: etag.isEmpty ? nil : etag,
+                ifNoneMatchAny: false)
         case .delete(let href, let etag):
             return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)
         }

@@ -194,8 +194,12 @@ extension SyncSession {
     }
 
     /// Queues an upload and what follows it: the new base, or the failure's handling. A server that refuses a card
-    /// without FN gets it once more with an FN made from the card's own N, ORG, EMAIL or TEL (never invented), noted.
-    private func queueUpload(_ write: RemoteWrite, uid: String, hash: String, hadRefusal: Bool, withFN: Bool = false) {
+    /// without FN gets it once more with an FN made from the card's own N, ORG, EMAIL or TEL (never invented), noted;
+    /// when that goes through, the store takes the card with its FN too (the old version in history), so that every
+    /// side holds the same.
+    private func queueUpload(
+        _ write: RemoteWrite, uid: String, hash: String, hadRefusal: Bool, addedFN: Bool = false
+    ) {
         let target = write.href(in: book)
         let isCreate: Bool
         if case .create = write { isCreate = true } else { isCreate = false }
@@ -207,15 +211,23 @@ extension SyncSession {
                     case .success(let entry):
                         guard let entry else { return }
                         if isCreate { report.counts.uploaded += 1 } else { report.counts.updated += 1 }
+                        var hash = hash
+                        if addedFN, let named = write.card {
+                            hash = named.contentHash
+                            pending.append { [self] in
+                                try store.upsert(
+                                    named, hash: hash, reason: "FN added for \(book.name)", remoteID: remote.id)
+                            }
+                        }
                         recordBase(uid: uid, entry: entry, hash: hash, created: isCreate)
                         if hadRefusal {
                             pending.append { [self] in try store.clearRefusal(remoteID: remote.id, uid: uid) }
                         }
                     case .failure(let error):
-                        if case .rejected = error.kind, !withFN, let (named, note) = write.card?.addingDerivedFN() {
+                        if case .rejected = error.kind, !addedFN, let (named, note) = write.card?.addingDerivedFN() {
                             report.recordNote("\(book.name): \(uid): refused (\(error.message)); sent again: \(note)")
                             queueUpload(
-                                write.with(named), uid: uid, hash: hash, hadRefusal: hadRefusal, withFN: true)
+                                write.with(named), uid: uid, hash: hash, hadRefusal: hadRefusal, addedFN: true)
                             return
                         }
                         try handleWriteFailure(error, uid: uid, href: target, hash: hash)

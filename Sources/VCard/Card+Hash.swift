@@ -14,18 +14,25 @@ extension Card {
     /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
     public var contentHash: String {
         if let opaqueText { return sha256Hex(Array(("opaque\n" + opaqueText).utf8)) }
-        let lines = properties.compactMap(Self.normalisedLine).sorted()
+        let lines = properties.flatMap(Self.normalisedLines).sorted()
         return sha256Hex(Array(lines.joined(separator: "\n").utf8))
     }
 
-    private static func normalisedLine(_ original: Property) -> String? {
+    /// One line per property; a list property (NICKNAME, CATEGORIES) one line per item, since `NICKNAME:a,b` and two
+    /// NICKNAME lines say the same (Radicale keeps only the first item of the list form, so that form is not sent
+    /// there).
+    private static func normalisedLines(_ original: Property) -> [String] {
         let property = original.inlineMediaAsVersion3() ?? original
-        let name = property.name.uppercased()
-        guard !volatileProperties.contains(name) else { return nil }
+        // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
+        let name = property.name.uppercased().replacing("_", with: "-")
+        guard !volatileProperties.contains(name) else { return [] }
         var merged: [String: [String]] = [:]
         for parameter in property.parameters {
             let key = parameter.name.uppercased()
-            let values = keywordParameters.contains(key) ? parameter.values.map { $0.lowercased() } : parameter.values
+            var values = parameter.values.map(Self.parameterText)
+            // `TYPE="home,internet"` and `TYPE=home;TYPE=internet` (Cyrus writes the second for the first).
+            if key == "TYPE" { values = values.flatMap { $0.split(separator: ",").map(String.init) } }
+            if keywordParameters.contains(key) { values = values.map { $0.lowercased() } }
             merged[key, default: []] += values.map { key == "ENCODING" && $0 == "base64" ? "b" : $0 }
         }
         let binary = merged["ENCODING"] == ["b"]
@@ -35,9 +42,11 @@ extension Card {
         } else if TextValue.textProperties.contains(name) {
             value = TextValue.canonical(property.value, property: name)
         } else {
-            value = property.value
+            // Any other value is compared with `\;`, `\,` and `\:` read as the character: servers escape the
+            // separators of values they treat as text (an X- property, a 3.0 SOUND in a phone's reading of a name).
+            value = property.value.replacing("\\;", with: ";").replacing("\\,", with: ",").replacing("\\:", with: ":")
         }
-        guard !value.isEmpty else { return nil }
+        guard !value.isEmpty else { return [] }
         var line = property.group.map { $0.lowercased() + "." } ?? ""
         line += name
         for key in merged.keys.sorted() {
@@ -45,7 +54,33 @@ extension Card {
             if key == "TYPE" { values = Array(Set(values)).sorted() }
             line += ";" + key + "=" + values.map { "\"" + $0 + "\"" }.joined(separator: ",")
         }
-        return line + ":" + value
+        guard TextValue.listProperties.contains(name) else { return [line + ":" + value] }
+        return TextValue.split(value, on: UInt8(ascii: ",")).filter { !$0.isEmpty }.map { line + ":" + $0 }
+    }
+}
+
+extension Card {
+    /// A parameter value as the text it stands for: RFC 6868's `^n`, `^'` and `^^`, and the `\n` that 3.0 writers
+    /// use, read alike (Cyrus writes a LABEL's line break one way, Apple the other).
+    fileprivate static func parameterText(_ value: String) -> String {
+        guard value.contains("^") || value.contains("\\") else { return value }
+        var result = ""
+        var characters = value.makeIterator()
+        while let character = characters.next() {
+            guard character == "^" || character == "\\" else {
+                result.append(character)
+                continue
+            }
+            switch (character, characters.next()) {
+            case ("^", "n"?), ("\\", "n"?), ("\\", "N"?): result.append("\n")
+            case ("^", "'"?): result.append("\"")
+            case ("^", "^"?): result.append("^")
+            case (let first, let next):
+                result.append(first)
+                next.map { result.append($0) }
+            }
+        }
+        return result
     }
 }
 

@@ -48,7 +48,13 @@ extension Card {
         card.properties.removeAll { $0.isNamed("FN") }
         let at = card.properties.firstIndex { $0.isNamed("VERSION") }.map { $0 + 1 } ?? 0
         card.properties.insert(Property(name: "FN", value: TextValue.escape(derived.text)), at: at)
-        return (card, "added FN \"\(derived.text)\" from \(derived.source)")
+        var note = "added FN \"\(derived.text)\" from \(derived.source)"
+        if version == "3.0", first("N") == nil {
+            // vCard 3.0 requires N as well (RFC 2426 3.1.2; Cyrus refuses a card without it): an empty one.
+            card.properties.insert(Property(name: "N", value: ";;;;"), at: at + 1)
+            note += " and an empty N"
+        }
+        return (card, note)
     }
 
     private static func withoutScheme(_ value: String, _ scheme: String) -> String {

@@ -32,12 +32,18 @@ extension Property {
         else { return nil }
         // RFC 2397: data:[<mediatype>][;base64],<data>
         let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].split(separator: ";")
-        guard header.last?.lowercased() == "base64" else { return nil }
+        let base64 = header.last?.lowercased() == "base64"
         let mediaType = header.first { $0.contains("/") }
         let subtype = mediaType.map { String($0.split(separator: "/").last ?? "").uppercased() }
         var parameters = self.parameters.filter {
             let key = $0.name.uppercased()
             return key != "VALUE" && key != "MEDIATYPE" && key != "ENCODING"
+        }
+        guard base64 else {
+            // Text in a data: URI, as Cyrus turns a phone's 3.0 `SOUND;TYPE=X-IRMC-N:reading` into 4.0.
+            parameters.append(Parameter("TYPE", [subtype ?? ""]))
+            let text = DataURI.percentDecoded(String(value[value.index(after: comma)...]))
+            return Property(group: group, name: name, parameters: parameters, value: text)
         }
         parameters.append(Parameter("ENCODING", ["b"]))
         if let subtype, !subtype.isEmpty, !parameters.contains(where: { $0.name.uppercased() == "TYPE" }) {
@@ -45,5 +51,45 @@ extension Property {
         }
         return Property(
             group: group, name: name, parameters: parameters, value: String(value[value.index(after: comma)...]))
+    }
+}
+
+/// RFC 2397 data: text is percent-encoded.
+enum DataURI {
+    static func percentDecoded(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8.removeFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Card {
+    /// `NICKNAME:a,b` as two NICKNAME lines, which say the same (RFC 6350 6.2.3, any number of NICKNAME): Radicale
+    /// keeps only the first item of the list form.
+    public func splittingNicknameLists() -> Card {
+        guard opaqueText == nil, properties.contains(where: { $0.isNamed("NICKNAME") && $0.value.contains(",") })
+        else { return self }
+        var card = self
+        card.properties = properties.flatMap { property -> [Property] in
+            guard property.isNamed("NICKNAME") else { return [property] }
+            let items = TextValue.split(property.value, on: UInt8(ascii: ",")).filter { !$0.isEmpty }
+            return items.map { item in
+                var copy = property
+                copy.value = item
+                return copy
+            }
+        }
+        return card
     }
 }

@@ -91,6 +91,10 @@ enum CardParser {
         {
             // Base64 folded with extra spaces (Apple's two-space continuation lines): the spaces are not data.
             property.value = TextValue.removingWhitespace(property.value)
+        } else if upperName.hasPrefix("X-") {
+            // An extension property's value is text (RFC 6350 3.3): written with its `;` and `,` escaped, as servers
+            // write it back (Radicale otherwise keeps only what comes before an unescaped comma).
+            property.value = TextValue.canonical(property.value, property: upperName)
         }
         return property
     }

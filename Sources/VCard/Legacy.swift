@@ -25,7 +25,7 @@ enum Legacy {
             result.value = "3.0"
         } else if result.parameters.contains(where: { $0.name == "ENCODING" }) {
             result.value = TextValue.removingWhitespace(value)
-        } else if TextValue.textProperties.contains(name) {
+        } else if TextValue.textProperties.contains(name) || name.hasPrefix("X-") {
             result.value = escape(value, property: name)
         } else {
             // "\r\n" is one Character in Swift: it must be named too.

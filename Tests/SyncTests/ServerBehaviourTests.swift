@@ -95,6 +95,9 @@ struct ServerBehaviourTests {
         #expect(report.refused.isEmpty && report.counts.errors == 0)
         #expect(report.notes.first?.contains("added FN \"ada@example.org\" from EMAIL") == true)
         #expect(book.cards["mail-only.vcf"]?.formattedName == "ada@example.org")
+        // The store takes the card with its FN too, the version without it in history: every side is equal.
+        #expect(try fixture.localContents() == book.contents)
+        #expect(try fixture.store.history(uid: "mail-only").first?.reason == "FN added for fake")
         #expect(try fixture.sync(book).counts == SyncCounts())
     }
 

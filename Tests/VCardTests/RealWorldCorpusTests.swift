@@ -34,7 +34,8 @@ struct RealWorldCorpusTests {
             #expect(card.first("URL")?.value == "http://www.ibm.com")
             #expect(card.first("URL")?.group == "item4")
             #expect(card.first("ADR")?.components[2] == "Silicon Alley 5,")
-            #expect(card.first("X-ABUID")?.value == "6B29A774-D124-4822-B8D0-2780EC117F60\\:ABPerson")
+            // Apple's `\:` in an extension property reads as the colon it escapes (written back without the backslash).
+            #expect(card.first("X-ABUID")?.value == "6B29A774-D124-4822-B8D0-2780EC117F60:ABPerson")
             let photo = try #require(card.first("PHOTO"))
             #expect(photo.parameters == [Parameter("ENCODING", ["b"])])
             #expect(

@@ -68,15 +68,12 @@ extension CardDAVError {
         return text.contains("urn:ietf:params:xml:ns:carddav") && cardPreconditions.contains { text.contains($0) }
     }
 
-    /// What the server says went wrong, from a `DAV:error` body's `responsedescription` or a short plain-text
-    /// body: printable characters only, at most 160 of them. Never a whole body.
+    /// What the server says went wrong, from a `DAV:error` body's `responsedescription`: printable characters
+    /// only, at most 160 of them. Never the body itself, which may echo what was sent.
     static func serverReason(_ body: ArraySlice<UInt8>) -> String? {
-        var text = String(decoding: body.prefix(4096), as: UTF8.self)
-        if let start = text.firstRange(of: "responsedescription>") {
-            text = String(text[start.upperBound...].prefix { $0 != "<" })
-        } else if text.contains("<") || text.isEmpty {
-            return nil  // HTML or XML without a description: nothing a person can read
-        }
+        let whole = String(decoding: body.prefix(4096), as: UTF8.self)
+        guard let start = whole.firstRange(of: "responsedescription>") else { return nil }
+        let text = String(whole[start.upperBound...].prefix { $0 != "<" })
         let printable = String(
             text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }
         ).split(separator: " ").joined(separator: " ")

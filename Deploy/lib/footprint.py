@@ -17,10 +17,12 @@ Private_Dirty and is not counted twice; the second term counts anonymous pages o
 fork (copy-on-write sharing) makes, and is 0 for ContactBox (it starts children with posix_spawn and exec).
 
 Sampled every FOOTPRINT_INTERVAL_MS milliseconds (10 by default) from the process start (`run`) or from the call
-(`watch`); a peak shorter than the interval can be missed. Peak RSS is the kernel's own high-water mark (`run`: the
-child's ru_maxrss from wait4, which spans exec; `watch`: VmHWM at the last sample); PSS is the peak of the samples.
+(`watch`); a peak shorter than the interval can be missed. Peak RSS is the kernel's own high-water mark, VmHWM, at
+the last sample (after an exec, of the new image). Not wait4's ru_maxrss: it also counts the memory of the parent
+the child was forked or vforked from (here Python's, 14 MB). PSS is the peak of the samples.
 
-OUT holds shell assignments: fp_kb anon_kb dirty_kb pss_kb hwm_kb wall_s samples run_status; `watch` creates
+OUT holds shell assignments: fp_kb anon_kb dirty_kb pss_kb hwm_kb wall_s samples majflt (`run`: the major page
+faults, pages read from disk again, which a tight cap multiplies) run_status; `watch` creates
 OUT.started once it has its first sample.
 """
 import os
@@ -60,7 +62,7 @@ def sample(pid):
 
 class Peaks:
     def __init__(self):
-        self.fp = self.anon = self.dirty = self.pss = self.hwm = self.samples = 0
+        self.fp = self.anon = self.dirty = self.pss = self.hwm = self.samples = self.majflt = 0
 
     def add(self, s):
         if s is None:
@@ -73,7 +75,7 @@ class Peaks:
 
     def text(self, wall, status):
         return (f"fp_kb={self.fp} anon_kb={self.anon} dirty_kb={self.dirty} pss_kb={self.pss} hwm_kb={self.hwm} "
-                f"wall_s={wall:.2f} samples={self.samples} run_status={status}\n")
+                f"wall_s={wall:.2f} samples={self.samples} majflt={self.majflt} run_status={status}\n")
 
 
 def run(out, command):
@@ -88,7 +90,7 @@ def run(out, command):
             break
         tick(start, ticks)
     wall = time.monotonic() - start
-    peaks.hwm = max(peaks.hwm, usage.ru_maxrss)
+    peaks.majflt = usage.ru_majflt
     code = os.waitstatus_to_exitcode(status)
     code = 128 - code if code < 0 else code  # killed by a signal: as a shell reports it
     with open(out, "w") as f:

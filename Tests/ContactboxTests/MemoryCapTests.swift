@@ -14,6 +14,7 @@ struct MemoryCapTests {
     @Test("a start-up sync of 3,000 contacts from Radicale completes under the cap, and SIGTERM exits 0")
     func startUpSyncUnderTheCap() throws {
         let work = try Workspace()
+        try FileManager.default.createDirectory(atPath: work.path + "/store", withIntermediateDirectories: true)
         let server = try RadicaleServer()
         try server.createAddressBook()
         try server.seedCards(
@@ -61,6 +62,7 @@ struct MemoryCapTests {
         while daemon.isRunning, Date() < deadline {
             status = (try? HTTPTestClient.request(port: port, path: "/api/status"))?.body ?? ""
             if status.contains("\"state\":\"idle\""), status.contains("\"last_result\":\"ok\"") { break }
+            if status.contains("\"state\":\"attention\"") { break }
             usleep(200_000)
         }
         let output = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }

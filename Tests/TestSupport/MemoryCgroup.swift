@@ -115,7 +115,8 @@ public final class MemoryCgroup {
         if let v2Path {
             for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
                 let parent = root + trimmed(v2Path)
-                let controllers = (try? String(contentsOfFile: parent + "/cgroup.subtree_control", encoding: .utf8)) ?? ""
+                let controllers =
+                    (try? String(contentsOfFile: parent + "/cgroup.subtree_control", encoding: .utf8)) ?? ""
                 if access(root + "/cgroup.controllers", F_OK) == 0, access(parent, W_OK) == 0,
                     controllers.split(whereSeparator: \.isWhitespace).contains("memory")
                 {

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Appliance benchmark: a release `contactbox run` with the simulated panel.
 #   1. time from process start to the first LED state (the daemon logs it, from /proc/self/stat);
-#   2. idle resident memory after start with nothing to sync (VmRSS);
-#   3. peak resident memory (VmHWM) through a start-up sync that downloads 10,000 contacts from Radicale on
-#      127.0.0.1, and resident memory once idle again;
-#   4. the status page under wrk for 30 s (GET /api/status, 2 threads, 8 connections: the per-client limit):
-#      requests/s and RSS growth.
-# Budgets (exit 1 if one fails): first LED <= 100 ms; peak RSS <= 20 MB; >= 5,000 requests/s; RSS growth under
-# 0.5 MB. BENCH_CONTACTS and BENCH_WRK_SECONDS change the sizes.
+#   2. idle memory after start with nothing to sync;
+#   3. memory through a start-up sync that downloads N contacts from Radicale on 127.0.0.1, for each N of
+#      BENCH_SIZES (1,000 10,000 50,000), and once idle again;
+#   4. the status page under wrk for 30 s (GET /api/status, 2 threads, 8 connections: the per-client limit), after
+#      the largest sync: requests/s and footprint growth.
+# Memory is the footprint (peak private memory, sampled every 10 ms by Deploy/lib/footprint.py), with peak RSS
+# (VmHWM) and PSS beside it. Budgets (exit 1 if one fails): first LED <= 100 ms; footprint <= 8 MB at every N and
+# within 1 MB of the first N; >= 5,000 requests/s; footprint growth under that load < 256 KB.
+# BENCH_SIZES and BENCH_WRK_SECONDS change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -22,98 +24,88 @@ source Deploy/lib/release-build.sh
 # shellcheck disable=SC2119 # no extra swift build flags
 release_build
 contactbox=$CONTACTBOX_BIN
-contacts=${BENCH_CONTACTS:-10000}
+read -ra sizes <<<"${BENCH_SIZES:-1000 10000 50000}"
 seconds=${BENCH_WRK_SECONDS:-30}
 
 work=$(mktemp -d)
 pids=()
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
     rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-kib() { awk -v key="$2:" '$1 == key { print $2 }' "/proc/$1/status"; }
-mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-
-# --- Radicale with N contacts ------------------------------------------------------------------------------
+# shellcheck source=Deploy/lib/footprint.sh
+source Deploy/lib/footprint.sh
 # shellcheck source=Deploy/lib/bench-radicale.sh
 source Deploy/lib/bench-radicale.sh
+# shellcheck source=Deploy/lib/bench-daemon.sh
+source Deploy/lib/bench-daemon.sh
 radicale_configure "$work"
-radicale_start "$contacts"
-pids+=("$radicale_pid")
 
-# start_daemon NAME REMOTE-TOML: runs the daemon on a fresh store; sets pid and status.
-start_daemon() {
-    local port
-    port=$(free_port)
-    status="http://127.0.0.1:$port"
-    mkdir -p "$work/$1"
-    cat >"$work/$1/contactbox.toml" <<CONF
-store = "$work/$1/contacts.sqlite"
-[sync]
-interval = "1h"
-[panel]
-board = "simulated"
-[status]
-listen = "127.0.0.1:$port"
-$2
-CONF
-    "$contactbox" run --config "$work/$1/contactbox.toml" </dev/null >"$work/$1/out.log" 2>"$work/$1/daemon.log" &
-    pid=$!
-    pids+=("$pid")
-}
-# wait_idle SECONDS: until the status page says idle after at least one sync.
-wait_idle() {
-    for _ in $(seq $(($1 * 10))); do
-        if curl -s "$status/api/status" | grep -q '"state":"idle".*"last_result":"ok"'; then return 0; fi
-        sleep 0.1
-    done
-    echo "the daemon did not get idle; its log:" >&2 && cat "$work"/*/daemon.log >&2 && exit 1
-}
+failures=()
+row() { printf '%-46s %9s %13s %12s %7s\n' "$@"; }
+memory() { echo "$(mb "$fp_kb") $(mb "$hwm_kb") $(mb "$pss_kb")"; }
+row "figure" "value" "footprint MB" "peak RSS MB" "PSS MB"
 
 # --- 1 and 2: start-up with nothing to sync ----------------------------------------------------------------
-start_daemon idle "$(printf '[[remote]]\nname = "nas"\nkind = "vdir"\nfolder = "%s"\ncreate_folder = true' "$work/nas")"
-wait_idle 30
+daemon_start idle 1h "$(vdir_remote "$work/nas")"
+footprint_watch "$pid" "$work/idle.fp"
+daemon_wait_runs 1 30
 sleep 5
-first_led=$(sed -n 's/.*panel.first_led_ms=\([0-9]*\).*/\1/p' "$work/idle/daemon.log")
-idle_rss=$(kib "$pid" VmRSS)
-kill "$pid" && wait "$pid"
+first_led=$(sed -n 's/.*panel.first_led_ms=\([0-9]*\).*/\1/p' "$daemon_dir/daemon.log")
+footprint_now "$pid"
+idle_kb=$fp_kb
+footprint_stop "$work/idle.fp"
+daemon_stop
+row "first LED state after process start" "$first_led ms" "" "" ""
+# shellcheck disable=SC2046 # three numbers
+row "idle, nothing to sync (peak)" "" $(memory)
+row "idle, nothing to sync (now)" "" "$(mb "$idle_kb")" "" ""
+((first_led <= 100)) || failures+=("first LED after $first_led ms > 100 ms")
 
-# --- 3: a start-up sync downloading N contacts ----------------------------------------------------------------
-start=$(date +%s.%N)
-start_daemon sync "$(printf '[[remote]]\nname = "radicale"\nkind = "carddav"\nurl = "%s"\nusername = "alice"\npassword_file = "%s"' "$book" "$work/password")"
-wait_idle 600
-sync_seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-peak=$(kib "$pid" VmHWM)
-sleep 5
-after_rss=$(kib "$pid" VmRSS)
+# --- 3: start-up syncs downloading N contacts ----------------------------------------------------------------
+base_kb=
+for n in "${sizes[@]}"; do
+    radicale_start "$n"
+    pids+=("$radicale_pid")
+    daemon_start "sync-$n" 1h "$(carddav_remote)"
+    footprint_watch "$pid" "$work/sync-$n.fp"
+    daemon_wait_runs 1 1800
+    (($(daemon_runs ok) == 1)) || failures+=("N=$n: the start-up sync did not end ok")
+    footprint_stop "$work/sync-$n.fp"
+    # shellcheck disable=SC2046
+    row "start-up sync of $n ($wall_s s)" "" $(memory)
+    ((fp_kb <= 8 * 1024)) || failures+=("N=$n: daemon footprint $(mb "$fp_kb") MB > 8 MB")
+    base_kb=${base_kb:-$fp_kb}
+    ((fp_kb - base_kb <= 1024)) ||
+        failures+=("N=$n: daemon footprint $(mb "$fp_kb") MB is over 1 MB above N=${sizes[0]}")
+    sleep 5
+    footprint_now "$pid"
+    row "idle after that sync (now)" "" "$(mb "$fp_kb")" "$(mb "$rss_kb") now" "$(mb "$pss_kb")"
+    if [[ $n != "${sizes[-1]}" ]]; then daemon_stop; fi
+done
 
-# --- 4: the status page under load ------------------------------------------------------------------------
-before=$(kib "$pid" VmRSS)
+# --- 4: the status page under load, after the largest sync ----------------------------------------------------
+footprint_now "$pid"
+before_kb=$fp_kb before_rss=$rss_kb
 wrk -t2 -c8 -d"${seconds}s" "$status/api/status" >"$work/wrk.txt"
 rps=$(awk '/Requests\/sec/ { printf "%d", $2 }' "$work/wrk.txt")
 errors=$(grep -c 'Non-2xx\|Socket errors' "$work/wrk.txt" || true)
-after=$(kib "$pid" VmRSS)
-growth=$((after - before))
-kill "$pid" && wait "$pid"
-
-printf '%-44s %10s\n' "figure" "value"
-printf '%-44s %7s ms\n' "first LED state after process start" "$first_led"
-printf '%-44s %7s MB\n' "idle RSS, nothing to sync" "$(mb "$idle_rss")"
-printf '%-44s %7s MB\n' "peak RSS, start-up sync of $contacts (${sync_seconds} s)" "$(mb "$peak")"
-printf '%-44s %7s MB\n' "idle RSS after that sync" "$(mb "$after_rss")"
-printf '%-44s %7s /s\n' "status page, GET /api/status, ${seconds} s" "$rps"
-printf '%-44s %7s KB (%s MB -> %s MB)\n' "RSS growth under that load" "$growth" "$(mb "$before")" "$(mb "$after")"
+footprint_now "$pid"
+growth=$((fp_kb - before_kb))
+daemon_stop
+row "status page, GET /api/status, ${seconds} s" "$rps /s" "" "" ""
+row "growth under that load" "" "$growth KB" "$((rss_kb - before_rss)) KB" ""
 [[ $errors -eq 0 ]] || { echo "wrk reported errors:" && cat "$work/wrk.txt"; }
+((rps >= 5000)) || failures+=("status page: $rps requests/s < 5000")
+((growth < 256)) || failures+=("status page: footprint grew $growth KB under load, not < 256 KB")
+((daemon_exit == 0)) || failures+=("the daemon exited $daemon_exit on SIGTERM")
 
-failed=0
-budget() { # budget TEXT OK
-    if [[ $2 -eq 1 ]]; then echo "budget ok:     $1"; else echo "budget missed: $1"; failed=1; fi
-}
-budget "first LED <= 100 ms" "$([[ $first_led -le 100 ]] && echo 1 || echo 0)"
-budget "peak RSS <= 20 MB" "$([[ $peak -le 20480 ]] && echo 1 || echo 0)"
-budget "status page >= 5000 requests/s" "$([[ $rps -ge 5000 ]] && echo 1 || echo 0)"
-budget "RSS growth under load < 0.5 MB" "$([[ $growth -lt 512 ]] && echo 1 || echo 0)"
-exit "$failed"
+echo
+if ((${#failures[@]})); then
+    printf 'budget FAILED: %s\n' "${failures[@]}"
+    exit 1
+fi
+echo "budget ok: first LED <= 100 ms; footprint <= 8 MB at every N and flat within 1 MB; >= 5,000 requests/s;" \
+    "footprint growth under load < 256 KB"

@@ -2,8 +2,11 @@
 """Benchmark data for the sync figures, without going through Radicale's slow PUT path.
 
     seed_radicale.py collection FOLDER N        write N cards into a Radicale collection folder (server stopped)
-    seed_radicale.py edit-remote URL USER PASSWORD_FILE N TOTAL   change N of the seeded cards over HTTP
+    seed_radicale.py edit-remote URL USER PASSWORD_FILE N TOTAL [NOTE]   change N of the seeded cards over HTTP
     seed_radicale.py edit-local OUT.vcf N TOTAL  write N other seeded cards, changed, for `contactbox import --update`
+    seed_radicale.py edit-folder FOLDER N TOTAL NOTE   rewrite the files of N other seeded cards in a vCard folder
+                                                       (named UID.vcf, as ContactBox names them), changed
+NOTE (default "remote", "local") goes into the changed cards, so that each round of edits is a change again.
 
 Cards come from gen_contacts.card() with seed 7, so every command sees the same N cards; file names are the UIDs.
 """
@@ -39,13 +42,13 @@ def collection(folder, total):
             out.write(data)
 
 
-def edit_remote(url, user, password_file, count, total):
+def edit_remote(url, user, password_file, count, total, note="remote"):
     password = open(password_file).read().strip()
     auth = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
     step = max(1, total // count)
     for index, (uid, data) in enumerate(cards(total)):
         if index % step == 0 and index // step < count:
-            request = urllib.request.Request(url + uid + ".vcf", data=changed(data, "remote"), method="PUT")
+            request = urllib.request.Request(url + uid + ".vcf", data=changed(data, note), method="PUT")
             request.add_header("Authorization", auth)
             request.add_header("Content-Type", "text/vcard")
             urllib.request.urlopen(request).read()
@@ -59,12 +62,24 @@ def edit_local(out_path, count, total):
                 out.write(changed(data, "local"))
 
 
+def edit_folder(folder, count, total, note):
+    step = max(1, total // count)
+    for index, (uid, data) in enumerate(cards(total)):
+        if index % step == step // 2 and index // step < count:
+            temporary = os.path.join(folder, "." + uid + ".tmp")  # renamed into place: never read half-written
+            with open(temporary, "wb") as out:
+                out.write(changed(data, note))
+            os.replace(temporary, os.path.join(folder, uid + ".vcf"))
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     if command == "collection":
         collection(args[0], int(args[1]))
     elif command == "edit-remote":
-        edit_remote(args[0], args[1], args[2], int(args[3]), int(args[4]))
+        edit_remote(args[0], args[1], args[2], int(args[3]), int(args[4]), *args[5:6])
+    elif command == "edit-folder":
+        edit_folder(args[0], int(args[1]), int(args[2]), args[3])
     elif command == "edit-local":
         edit_local(args[0], int(args[1]), int(args[2]))
     else:

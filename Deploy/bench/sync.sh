@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Sync benchmark: wall time, requests by method and peak RSS (VmHWM, from GNU time) of
-# a release `contactbox sync` against Radicale on 127.0.0.1, for an initial download of
-# N contacts, a no-op sync, a sync after changing 1% on each side, and an initial
-# upload of 1,000; vdirsyncer downloads the same data from the same server for the
-# ratio. Budgets (exit 1 if one fails): peak RSS <= 20 MB at every size and within
-# 1 MB of the first size; a no-op sync is one request; the 10,000 download takes at
-# most a third of vdirsyncer's wall time.
+# Sync benchmark: wall time, requests by method and memory of a release `contactbox
+# sync` against Radicale on 127.0.0.1, for an initial download of N contacts, a no-op
+# sync, a sync after changing 1% on each side, and an initial upload of 1,000;
+# vdirsyncer downloads the same data from the same server for the ratio. Memory is
+# the footprint (peak private memory, Deploy/lib/footprint.py), with peak RSS (VmHWM)
+# and PSS beside it. Budgets (exit 1 if one fails): footprint <= 8 MB at every size
+# and within 1 MB of the first size; a no-op sync is one request; the 10,000
+# download takes at most a third of vdirsyncer's wall time.
 #   BENCH_SIZES="1000 10000" Deploy/bench/sync.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 # shellcheck source=Deploy/lib/apt-ensure.sh
 source Deploy/lib/apt-ensure.sh
-apt_ensure "${BUILD_PACKAGES[@]}" python3-venv time
+apt_ensure "${BUILD_PACKAGES[@]}" python3-venv
 # shellcheck source=Deploy/lib/venv.sh
 source Deploy/lib/venv.sh
 ensure_venv
@@ -48,42 +49,43 @@ password_file = "$work/password"
 CONF
 }
 
-# measure CMD...: runs CMD under GNU time with request logging; sets wall_s, rss_kb, requests.
+# shellcheck source=Deploy/lib/footprint.sh
+source Deploy/lib/footprint.sh
+# measure CMD...: runs CMD sampled, with request logging; sets wall_s, fp_kb, hwm_kb, pss_kb, requests.
 measure() {
-    if ! CONTACTBOX_LOG_LEVEL=debug /usr/bin/time -v -o "$work/time" "$@" >"$work/out" 2>"$work/err"; then
+    if ! CONTACTBOX_LOG_LEVEL=debug footprint_run "$work/fp" "$@" >"$work/out" 2>"$work/err"; then
         echo "failed: $*" >&2 && tail -20 "$work/err" "$work/out" >&2 && exit 1
     fi
-    wall_s=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-        n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$work/time")
-    rss_kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time")
     requests=$(grep -o 'http.method=[A-Z]*' "$work/err" | sed 's/http.method=//' | sort | uniq -c |
         awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }')
     total_requests=$(grep -c 'http.method=' "$work/err" || true)
 }
 
-mb() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
 failures=()
 declare -A base
-budget() { # budget N WHAT RSS_KB
-    (($3 <= 20 * 1024)) || failures+=("N=$1 $2: peak RSS $(mb "$3") MB > 20 MB")
+budget() { # budget N WHAT FOOTPRINT_KB
+    (($3 <= 8 * 1024)) || failures+=("N=$1 $2: footprint $(mb "$3") MB > 8 MB")
     [[ -z ${base[$2]:-} ]] && base[$2]=$3
-    (($3 - base[$2] <= 1024)) || failures+=("N=$1 $2: peak RSS $(mb "$3") MB is over 1 MB above N=${sizes[0]}")
+    (($3 - base[$2] <= 1024)) || failures+=("N=$1 $2: footprint $(mb "$3") MB is over 1 MB above N=${sizes[0]}")
 }
-row() { printf '%-26s %8s %9s  %s\n' "$1" "$2" "$3" "$4"; }
+row() { printf '%-26s %8s %13s %12s %7s  %s\n' "$@"; }
+memory() { echo "$(mb "$fp_kb") $(mb "$hwm_kb") $(mb "$pss_kb")"; }
 
-row "run" "wall s" "RSS MB" "requests"
+row "run" "wall s" "footprint MB" "peak RSS MB" "PSS MB" "requests"
 for n in "${sizes[@]}"; do
     start_radicale "$n"
     rm -f "$work"/store.sqlite*
     write_config "$work/store.sqlite"
     measure "$contactbox" sync --config "$work/contactbox.toml"
-    row "download $n" "$wall_s" "$(mb "$rss_kb")" "$requests"
-    budget "$n" download "$rss_kb"
+    # shellcheck disable=SC2046 # three numbers
+    row "download $n" "$wall_s" $(memory) "$requests"
+    budget "$n" download "$fp_kb"
     download_s=$wall_s
 
     measure "$contactbox" sync --config "$work/contactbox.toml"
-    row "no-op $n" "$wall_s" "$(mb "$rss_kb")" "$requests"
-    budget "$n" no-op "$rss_kb"
+    # shellcheck disable=SC2046
+    row "no-op $n" "$wall_s" $(memory) "$requests"
+    budget "$n" no-op "$fp_kb"
     ((total_requests == 1)) || failures+=("N=$n no-op sync made $total_requests requests, not 1")
 
     changes=$((n / 100))
@@ -91,8 +93,9 @@ for n in "${sizes[@]}"; do
     python3 Deploy/bench/seed_radicale.py edit-local "$work/local-edits.vcf" "$changes" "$n"
     "$contactbox" import --update --db "$work/store.sqlite" "$work/local-edits.vcf" 2>/dev/null
     measure "$contactbox" sync --config "$work/contactbox.toml"
-    row "1% each side $n" "$wall_s" "$(mb "$rss_kb")" "$requests"
-    budget "$n" changes "$rss_kb"
+    # shellcheck disable=SC2046
+    row "1% each side $n" "$wall_s" $(memory) "$requests"
+    budget "$n" changes "$fp_kb"
 
     # vdirsyncer: the same server and data, into a folder.
     cat >"$work/vdirsyncer.conf" <<CONF
@@ -116,11 +119,11 @@ CONF
     # Radicale lists the edits above as changes; start vdirsyncer from the same seeded state.
     start_radicale "$n"
     .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" discover >/dev/null 2>&1 </dev/null
-    /usr/bin/time -f '%e %M' -o "$work/vds-time" .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" sync \
+    footprint_run "$work/vds-fp" .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" sync \
         >/dev/null 2>"$work/vds-err" </dev/null || { cat "$work/vds-err" >&2 && exit 1; }
-    read -r vds_s vds_kb <"$work/vds-time"
-    ratio=$(awk -v a="$download_s" -v b="$vds_s" 'BEGIN { printf "%.2f", a / b }')
-    row "vdirsyncer download $n" "$vds_s" "$(mb "$vds_kb")" "ContactBox takes ${ratio}x its time"
+    ratio=$(awk -v a="$download_s" -v b="$wall_s" 'BEGIN { printf "%.2f", a / b }')
+    # shellcheck disable=SC2046
+    row "vdirsyncer download $n" "$wall_s" $(memory) "ContactBox takes ${ratio}x its time"
     if ((n == 10000)); then
         awk -v r="$ratio" 'BEGIN { exit !(r <= 1 / 3) }' ||
             failures+=("N=10000 download takes ${ratio}x vdirsyncer's time, more than a third")
@@ -134,12 +137,13 @@ python3 Deploy/bench/gen_contacts.py 1000 "$work/upload.vcf"
 "$contactbox" import --db "$work/upload.sqlite" "$work/upload.vcf" 2>/dev/null
 write_config "$work/upload.sqlite"
 measure "$contactbox" sync --config "$work/contactbox.toml"
-row "upload 1000" "$wall_s" "$(mb "$rss_kb")" "$requests"
-((rss_kb <= 20 * 1024)) || failures+=("upload 1000: peak RSS $(mb "$rss_kb") MB > 20 MB")
+# shellcheck disable=SC2046
+row "upload 1000" "$wall_s" $(memory) "$requests"
+((fp_kb <= 8 * 1024)) || failures+=("upload 1000: footprint $(mb "$fp_kb") MB > 8 MB")
 
 echo
 if ((${#failures[@]})); then
     printf 'budget FAILED: %s\n' "${failures[@]}"
     exit 1
 fi
-echo "budget ok: peak RSS <= 20 MB and flat within 1 MB; a no-op sync is one request; the 10,000 download is within a third of vdirsyncer's time"
+echo "budget ok: footprint <= 8 MB and flat within 1 MB; a no-op sync is one request; the 10,000 download is within a third of vdirsyncer's time"

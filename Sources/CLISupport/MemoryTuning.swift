@@ -1,17 +1,6 @@
 import CMalloc
-import Glibc
 
 public enum MemoryTuning {
-    /// Debian's libcurl links librtmp, which loads GnuTLS, whose library constructor initialises it at load time
-    /// (about 0.7 MB resident, measured) although nothing here uses it. GnuTLS skips that when
-    /// GNUTLS_NO_IMPLICIT_INIT=1 is in the environment at exec (gnutls_global_init(3)), so the process starts
-    /// itself again once with it set. The systemd unit sets it too. If exec fails, we simply go on.
-    public static func skipUnusedLibraryInit() {
-        guard getenv("GNUTLS_NO_IMPLICIT_INIT") == nil else { return }
-        setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 1)
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
-    }
-
     /// glibc raises its mmap threshold every time a large block is freed, after which large blocks (read buffers,
     /// photos) come from the heap, fragment it, and the heap grows with the number of cards processed (measured:
     /// `contactbox import` peaked at 15.8 MB for 20,000 cards and 18.6 MB for 50,000). A fixed threshold hands

@@ -13,7 +13,6 @@ struct ContactBoxRemote: ParsableCommand {
     )
 
     static func main() {
-        MemoryTuning.skipUnusedLibraryInit()
         MemoryTuning.apply()
         main(Array(CommandLine.arguments.dropFirst()))
     }

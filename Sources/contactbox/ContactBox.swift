@@ -66,7 +66,6 @@ enum RemoteSubcommand {
             separator: "/")
         let path = folder + "/contactbox-remote"
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 1)  // saves contactbox-remote a restart: see MemoryTuning
         execv(path, argv)
         Terminal.error("cannot run \(path): \(String(cString: strerror(errno))) (it is installed next to contactbox)")
         exit(Exit.ioError.rawValue)

@@ -56,7 +56,6 @@ import Testing
         #expect(unit.value("Restart") == "on-failure")
         #expect(unit.value("RestartSec") == "5")
         #expect(unit.value("TimeoutStopSec") == "10")
-        #expect(unit.value("Environment") == "GNUTLS_NO_IMPLICIT_INIT=1")
 
         // Identity and files.
         #expect(unit.value("User") == "contactbox")

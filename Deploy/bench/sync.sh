@@ -46,6 +46,7 @@ kind = "carddav"
 url = "$book"
 username = "alice"
 password_file = "$work/password"
+$ca_line
 CONF
 }
 
@@ -110,6 +111,7 @@ type = "carddav"
 url = "$book"
 username = "alice"
 password.fetch = ["command", "cat", "$work/password"]
+${REQUESTS_CA_BUNDLE:+verify = \"$REQUESTS_CA_BUNDLE\"}
 [storage folder]
 type = "filesystem"
 path = "$work/vds-$n/"

@@ -16,8 +16,8 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 
 carddav_remote() {
     # shellcheck disable=SC2154 # book and radicale_work: Deploy/lib/bench-radicale.sh
-    printf '[[remote]]\nname = "radicale"\nkind = "carddav"\nurl = "%s"\nusername = "alice"\npassword_file = "%s"\n' \
-        "$book" "$radicale_work/password"
+    printf '[[remote]]\nname = "radicale"\nkind = "carddav"\nurl = "%s"\nusername = "alice"\npassword_file = "%s"\n%s\n' \
+        "$book" "$radicale_work/password" "${ca_line:-}"
 }
 vdir_remote() { printf '[[remote]]\nname = "nas"\nkind = "vdir"\nfolder = "%s"\ncreate_folder = true\n' "$1"; }
 

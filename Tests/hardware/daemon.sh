@@ -72,10 +72,12 @@ within() {
 	done
 }
 
-# The idle look now: power steady on, sync and error dark, for a whole second.
+# The idle look now: power steady on, sync and error dark, with no edge on power or sync for over a second (a
+# sync LED blinking at 2 Hz is dark at two instants half the time: both must be watched, not sampled).
 idle_now() {
 	[ "$(level "$POWER")$(level "$SYNC")$(level "$ERROR")" = 100 ] &&
-		[ "$(count_edges "$POWER" 1)" -eq 0 ] && [ "$(level "$SYNC")$(level "$ERROR")" = 00 ]
+		[ "$(count_edges "$SYNC" 0.6)" -eq 0 ] && [ "$(count_edges "$POWER" 0.6)" -eq 0 ] &&
+		[ "$(level "$POWER")$(level "$SYNC")$(level "$ERROR")" = 100 ]
 }
 
 # idle SECONDS: the idle look within SECONDS.

@@ -1,3 +1,5 @@
+import VCard
+
 /// The little of RFC 3986 that WebDAV needs: resolving the hrefs of a multistatus against the request URL, and
 /// making item URLs. Hrefs themselves are never rewritten: they are the items' identities on the server.
 public enum DAVURL {
@@ -61,19 +63,7 @@ public enum DAVURL {
     }
 
     static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
-        while let byte = utf8.popFirst() {
-            if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-                utf8.removeFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        PercentEncoding.decoded(text)
     }
 
     private static func hasScheme(_ text: String) -> Bool {

@@ -42,7 +42,7 @@ extension Property {
         guard base64 else {
             // Text in a data: URI, as Cyrus turns a phone's 3.0 `SOUND;TYPE=X-IRMC-N:reading` into 4.0.
             parameters.append(Parameter("TYPE", [subtype ?? ""]))
-            let text = DataURI.percentDecoded(String(value[value.index(after: comma)...]))
+            let text = PercentEncoding.decoded(String(value[value.index(after: comma)...]))
             return Property(group: group, name: name, parameters: parameters, value: text)
         }
         parameters.append(Parameter("ENCODING", ["b"]))
@@ -54,9 +54,10 @@ extension Property {
     }
 }
 
-/// RFC 2397 data: text is percent-encoded.
-enum DataURI {
-    static func percentDecoded(_ text: String) -> String {
+/// Percent-encoding (RFC 3986 2.1), undone: for data: URIs here, and for WebDAV hrefs (`DAVURL`).
+public enum PercentEncoding {
+    /// `%XX` escapes replaced by their bytes, read as UTF-8; anything else kept as it is.
+    public static func decoded(_ text: String) -> String {
         guard text.contains("%") else { return text }
         var bytes: [UInt8] = []
         var utf8 = Array(text.utf8)[...]

@@ -8,24 +8,12 @@ import VCard
 /// the server over curl, as another client), interleaved with syncs. After every sync both sides are equal.
 @Suite("Random histories against each real CardDAV server", .serialized)
 struct ServerRandomHistoryTests {
-    /// SplitMix64: a failing seed replays the same history on any machine.
-    struct Random {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     static let seeds = 0..<3
 
     @Test("after every sync the store and the server hold the same contacts", arguments: TestServerKind.available)
     func bothSidesEqual(kind: TestServerKind) throws {
         for seed in Self.seeds {
-            var random = Random(state: UInt64(seed) &* 7919 &+ UInt64(kind.rawValue.utf8.count))
+            var random = SplitMix64(state: UInt64(seed) &* 7919 &+ UInt64(kind.rawValue.utf8.count))
             let fixture = try ServerSyncFixture(kind)
             let options = SyncOptions(policy: ConflictPolicy.allCases[seed % 3], confirmDeletions: true)
             var edit = 0

@@ -1,4 +1,5 @@
 import ContactStore
+import TestSupport
 import Testing
 import VCard
 
@@ -9,21 +10,9 @@ import VCard
 /// side or kept in history.
 @Suite("Random histories on both sides")
 struct RandomHistoryTests {
-    /// SplitMix64: small, seedable, the same sequence on every machine, so a failing seed can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     @Test("both sides end equal and nothing is dropped", arguments: 0..<40)
     func convergesWithoutLoss(seed: Int) throws {
-        var random = Random(state: UInt64(seed))
+        var random = SplitMix64(state: UInt64(seed))
         let fixture = try SyncFixture()
         let book = FakeAddressBook(usesTokens: seed % 2 == 0)
         let policy = ConflictPolicy.allCases[seed % 3]

@@ -17,7 +17,7 @@ struct ListCommand: ParsableCommand {
         var listed = 0
         do {
             try contacts.forEachContact(search: search) { contact in
-                print("\(contact.displayName)\t\(contact.uid)")
+                print(Terminal.printable("\(contact.displayName)\t\(contact.uid)"))
                 listed += 1
             }
         } catch {

@@ -24,6 +24,6 @@ struct ShowCommand: ParsableCommand {
             Terminal.error("no contact with UID \(uid)")
             throw Exit.findings
         }
-        print(contact.vcard, terminator: "")
+        print(Terminal.printable(contact.vcard, keepingLineBreaks: true), terminator: "")
     }
 }

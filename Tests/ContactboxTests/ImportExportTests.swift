@@ -74,6 +74,23 @@ struct ImportExportTests {
         #expect(try contactbox(["check", "--db", work.db]).status == 0)
     }
 
+    @Test("a name with terminal control sequences is listed and shown escaped, never sent to the terminal raw")
+    func controlCharactersEscaped() throws {
+        let work = try Workspace()
+        // ESC ] 0 ; ... BEL retitles a terminal; ESC [ 2 J clears it; U+009B is the one-byte CSI.
+        let name = "Eve\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m"
+        let input = try work.file(
+            "evil.vcf", "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:eve\r\nFN:\(name)\r\nEND:VCARD\r\n")
+        #expect(try contactbox(["import", "--db", work.db, input]).status == 0)
+        for output in [
+            try contactbox(["list", "--db", work.db]).stdout, try contactbox(["show", "--db", work.db, "eve"]).stdout,
+        ] {
+            #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
+            #expect(output.contains("Eve\\u{1B}]0;owned\\u{7}\\u{1B}[2J\\u{9B}31m"), "\(output)")
+        }
+        #expect(try contactbox(["show", "--db", work.db, "eve"]).stdout.hasSuffix("\r\nEND:VCARD\r\n"))
+    }
+
     @Test("duplicates: an exact copy is merged, a different card with a taken UID is kept under a new UID")
     func duplicatesAreMergedOrKept() throws {
         let work = try Workspace()

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Release builds: swift build -c release --static-swift-stdlib (see Deploy/).
-// Modules and what each may import: ../shared/DESIGN.md, "Modules".
+// Modules: the table at the end of README.md.
 let package = Package(
     name: "ContactBox",
     platforms: [.macOS(.v15)],

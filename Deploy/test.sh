@@ -40,7 +40,7 @@ failed=$(grep -c '^✘ Test "[^"]*"\( with [0-9]* test cases\)\{0,1\} failed' "$
 echo "swift-test: $((${total:-0} - failed)) passed, $failed failed"
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------
-# (../shared/gpio-vm/run, or GPIO_VM_RUN; skipped, saying so, when it is absent.)
+# (Tests/hardware/gpio-vm/run, the VM harness; GPIO_VM_RUN names another.)
 if [[ $# -eq 0 ]]; then
     Tests/hardware/run.sh || status=1
 fi

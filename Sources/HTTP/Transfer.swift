@@ -64,7 +64,7 @@ final class Transfer {
             lines.append(header.value.isEmpty ? header.name + ";" : header.name + ": " + header.value)
         }
         // Expect: 100-continue costs a round trip; only worth it when the server may refuse a large body
-        // before it is sent (Radicale closes the connection mid-upload otherwise, SERVER-QUIRKS.md).
+        // before it is sent (Radicale closes the connection mid-upload otherwise).
         if !headers.contains(where: { $0.name.isEqualIgnoringASCIICase("Expect") }) {
             lines.append((body?.count ?? 0) > 1 << 20 ? "Expect: 100-continue" : "Expect:")
         }

@@ -236,7 +236,7 @@ public final class CardDAVAddressBook: AddressBook {
         }
     }
 
-    /// SabreDAV-based servers may answer a PUT without an ETag (SERVER-QUIRKS.md): ask for it, or leave it empty
+    /// SabreDAV-based servers may answer a PUT without an ETag: ask for it, or leave it empty
     /// so that the next run fetches the item and compares content.
     private func etag(_ result: PutResult, url: String) throws -> String {
         if let etag = result.etag { return etag }

@@ -1,7 +1,7 @@
 extension Card {
     /// The card as vCard 3.0, for a server that does not advertise 4.0 (RFC 6352 6.3.2.1: servers must accept
     /// 3.0). Inline `data:` photos become `ENCODING=b;TYPE=...` values, which 3.0-only servers keep (Radicale drops
-    /// the image of a 4.0 `PHOTO:data:` value: SERVER-QUIRKS.md). Other properties pass through unchanged.
+    /// the image of a 4.0 `PHOTO:data:` value). Other properties pass through unchanged.
     public func converted(toVersion version: String) -> Card {
         guard version == "3.0", self.version != "3.0", opaqueText == nil else { return self }
         var card = self

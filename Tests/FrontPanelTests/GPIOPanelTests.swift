@@ -4,7 +4,7 @@ import Testing
 @testable import FrontPanel
 
 /// What can be checked without a GPIO chip: finding the chip, and the errors when it is not there. The lines
-/// themselves are exercised in the hardware VM (`../shared/gpio-vm`), against a real kernel GPIO device.
+/// themselves are exercised in the hardware VM (`Tests/hardware/gpio-vm`), against a real kernel GPIO device.
 @Suite("The libgpiod panel without hardware")
 struct GPIOPanelTests {
     let board = "Board/raspberry-pi-4.toml"

@@ -1,23 +1,18 @@
 #!/usr/bin/env bash
 # The hardware scenarios: each Tests/hardware/*.sh (but this file and daemon.sh) boots the VM of
-# ../shared/gpio-vm (a kernel GPIO chip simulated like a Raspberry Pi 4's header, libgpiod 1.6) and runs the
+# Tests/hardware/gpio-vm (a kernel GPIO chip simulated like a Raspberry Pi 4's header, libgpiod 1.6) and runs the
 # release binaries there with the real libgpiod backend and Board/raspberry-pi-4.toml.
 #   Tests/hardware/run.sh [SCENARIO.sh ...]
-# The harness is found through GPIO_VM_RUN (default ../shared/gpio-vm/run beside this checkout); where it is
-# absent the scenarios are skipped, saying so, unless CI=1 (CI always has it). Prints one closing line
+# The harness is Tests/hardware/gpio-vm/run (GPIO_VM_RUN names another). Prints one closing line
 # "hardware: N passed, M failed" and exits 1 on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-harness=${GPIO_VM_RUN:-../shared/gpio-vm/run}
+harness=${GPIO_VM_RUN:-Tests/hardware/gpio-vm/run}
 if [[ ! -x $harness ]]; then
-    if [[ ${CI:-} == 1 ]]; then
-        echo "hardware: the gpio-vm harness is missing at $harness (set GPIO_VM_RUN)" >&2
-        echo "hardware: 0 passed, 1 failed"
-        exit 1
-    fi
-    echo "hardware: skipped: no gpio-vm harness at $harness (set GPIO_VM_RUN to run the hardware scenarios)"
-    exit 0
+    echo "hardware: the gpio-vm harness is missing at $harness" >&2
+    echo "hardware: 0 passed, 1 failed"
+    exit 1
 fi
 
 # shellcheck source=Deploy/lib/release-build.sh

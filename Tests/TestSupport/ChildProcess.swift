@@ -106,3 +106,20 @@ public final class ChildProcess {
 }
 
 @available(*, unavailable) extension ChildProcess: Sendable {}
+
+extension ChildProcess {
+    /// Waits until `ready()` (a server answering on its port), polling every 50 ms; fails, saying which and with
+    /// `log()`'s tail, when the process exits first or `seconds` pass. The caller stops the process on a failure.
+    public func waitUntilServing(
+        _ name: String, seconds: Double, log: () -> String, ready: () -> Bool
+    ) throws(TestServerFailure) {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while !ready() {
+            guard isRunning else { throw TestServerFailure("\(name) exited at start: \(log())") }
+            guard ContinuousClock.now < deadline else {
+                throw TestServerFailure("\(name) did not answer within \(Int(seconds)) s: \(log())")
+            }
+            usleep(50_000)
+        }
+    }
+}

@@ -94,17 +94,13 @@ public final class CyrusServer: CardDAVTestServer {
             ],
             logPath: logPath, newProcessGroup: true)
         self.process = process
-        let deadline = Date().addingTimeInterval(30)
-        while !loopbackAccepts(port: port) || access(dataFolder + "/socket/imap", F_OK) != 0 {
-            guard process.isRunning else {
-                self.process = nil
-                throw TestServerFailure("Cyrus's master exited at start: \(logTail())")
+        do {
+            try process.waitUntilServing("Cyrus (port \(port))", seconds: 30, log: logTail) {
+                loopbackAccepts(port: port) && access(dataFolder + "/socket/imap", F_OK) == 0
             }
-            guard Date() < deadline else {
-                stop()
-                throw TestServerFailure("Cyrus did not answer on port \(port) within 30 s: \(logTail())")
-            }
-            usleep(50_000)
+        } catch {
+            stop()
+            throw error
         }
     }
 

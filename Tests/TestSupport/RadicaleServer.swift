@@ -88,17 +88,13 @@ public final class RadicaleServer {
             path: python, arguments: ["-m", "radicale", "--config", configPath], logPath: logPath)
         self.process = process
 
-        let deadline = Date().addingTimeInterval(20)
-        while !loopbackAccepts(port: port) {
-            guard process.isRunning else {
-                self.process = nil
-                throw Failure(description: "Radicale exited at start: \(logTail())")
+        do {
+            try process.waitUntilServing("Radicale (port \(port))", seconds: 20, log: logTail) {
+                loopbackAccepts(port: port)
             }
-            guard Date() < deadline else {
-                stop()
-                throw Failure(description: "Radicale did not answer on port \(port) within 20 s: \(logTail())")
-            }
-            usleep(50_000)
+        } catch {
+            stop()
+            throw error
         }
     }
 

@@ -59,17 +59,13 @@ public final class XandikosServer: CardDAVTestServer {
             ],
             logPath: logPath)
         self.process = process
-        let deadline = Date().addingTimeInterval(30)
-        while !loopbackAccepts(port: port) {
-            guard process.isRunning else {
-                self.process = nil
-                throw TestServerFailure("Xandikos exited at start: \(logTail())")
+        do {
+            try process.waitUntilServing("Xandikos (port \(port))", seconds: 30, log: logTail) {
+                loopbackAccepts(port: port)
             }
-            guard Date() < deadline else {
-                stop()
-                throw TestServerFailure("Xandikos did not answer on port \(port) within 30 s: \(logTail())")
-            }
-            usleep(50_000)
+        } catch {
+            stop()
+            throw error
         }
     }
 

@@ -31,7 +31,9 @@ extension ContactStore {
     public func setSyncToken(_ token: String?, remoteID: Int64) throws {
         try db.transaction {
             try db.run("UPDATE remotes SET sync_token = ? WHERE id = ?", token, remoteID)
-            try db.run("UPDATE remote_items SET created_here = 0 WHERE remote_id = ? AND created_here = 2", remoteID)
+            try db.run(
+                "UPDATE remote_items SET created_here = 0 WHERE remote_id = ? AND created_here = 2 AND created_here <> 0",
+                remoteID)
         }
     }
 

@@ -56,13 +56,18 @@ extension ContactStore {
     /// token, as Xandikos does), so it is listed as removed.
     public func settleListing(remoteID: Int64, isFullListing: Bool) throws {
         try db.transaction {
-            try db.run("UPDATE remote_items SET created_here = 2 WHERE remote_id = ? AND created_here = 1", remoteID)
+            try db.run(
+                "UPDATE remote_items SET created_here = 2 WHERE remote_id = ? AND created_here = 1 AND created_here <> 0",
+                remoteID)
+            // Two statements, so that each can use its index: all the remote's items after a full listing, only
+            // the flagged ones (the partial index) after a delta.
             try db.run(
                 """
                 INSERT INTO temp.sync_listing (href, etag, removed)
-                SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ? AND (? OR r.created_here = 2)
+                SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ?
+                AND \(isFullListing ? "1" : "r.created_here = 2 AND r.created_here <> 0")
                 AND NOT EXISTS (SELECT 1 FROM temp.sync_listing l WHERE l.href = r.href)
-                """, remoteID, isFullListing)
+                """, remoteID)
             try db.run(
                 """
                 DELETE FROM temp.sync_listing WHERE removed = 0 AND EXISTS (

@@ -130,6 +130,8 @@ enum Schema {
         -- incremental listing looks for each of them by name: 1, created in this or the last run; 2, to be found in
         -- this run's listing, else it was deleted; 0, covered by the stored token.
         ALTER TABLE remote_items ADD COLUMN created_here INTEGER NOT NULL DEFAULT 0;
+        -- Every listing looks for them: a partial index keeps that from scanning every item of the remote.
+        CREATE INDEX remote_items_created ON remote_items (remote_id, created_here, href) WHERE created_here <> 0;
         -- How many writes the remote took at once without refusing (423, 429, 503), learned per remote.
         ALTER TABLE remotes ADD COLUMN write_concurrency INTEGER;
         -- The local version of a contact a remote refused (400, 403, 413, 415, 422), with the server's reason: it is

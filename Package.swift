@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Release builds: swift build -c release --static-swift-stdlib (see Deploy/).
-// Modules: the table at the end of README.md.
+// Modules and the imports allowed between them: Docs/architecture.md.
 let package = Package(
     name: "ContactBox",
     platforms: [.macOS(.v15)],
@@ -15,7 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
-        // C system libraries: one shim module each (STYLE.md 1).
+        // C system libraries: one shim module each (Docs/contributing.md, rule 1).
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),

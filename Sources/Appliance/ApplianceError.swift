@@ -1,4 +1,5 @@
-/// Why the daemon, or one of its services, cannot do its work: a message a person can act on (STYLE.md 4).
+/// Why the daemon, or one of its services, cannot do its work: a message a person can act on (Docs/contributing.md,
+/// rule 4).
 public struct ApplianceError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
 

@@ -1,7 +1,7 @@
 import FrontPanel
 
-/// What the appliance is doing, in one place (STYLE.md 9): the LEDs, the status page and systemd's status line are
-/// all views of it.
+/// What the appliance is doing, in one place (Docs/contributing.md, rule 9): the LEDs, the status page and systemd's
+/// status line are all views of it.
 public enum ApplianceState: Sendable, Equatable {
     case starting
     case idle

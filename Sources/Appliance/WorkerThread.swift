@@ -2,7 +2,7 @@ import CLinux
 import Glibc
 
 /// A POSIX thread running one closure. The sync worker blocks for seconds in SQLite and libcurl calls, so it gets a
-/// thread of its own rather than a slot of Swift's shared executor (STYLE.md 6).
+/// thread of its own rather than a slot of Swift's shared executor (Docs/contributing.md, rule 6).
 final class WorkerThread: Sendable {
     private final class Body {
         let run: @Sendable () -> Void

@@ -3,7 +3,7 @@
 
 #include <curl/curl.h>
 
-// Typed wrappers for libcurl's variadic functions, which Swift cannot call (STYLE.md 1).
+// Typed wrappers for libcurl's variadic functions, which Swift cannot call (Docs/contributing.md, rule 1).
 // Only the HTTP module imports this; nothing here appears in a public Swift API.
 
 static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {

@@ -5,8 +5,8 @@ import VCard
 /// The local contact store: contacts and their tombstones, the history of replaced versions, and the per-remote
 /// sync state and journal, in one SQLite database.
 ///
-/// Synchronous and single-owner, like the connection it holds: the owner (an actor on its own executor) serialises
-/// access. Every loop works in chunks of at most `chunkLimit` rows, and every write is one transaction.
+/// Synchronous and single-owner, like the connection it holds: one thread uses it (a command's, or the daemon's sync
+/// worker). Every loop works in chunks of at most `chunkLimit` rows, and every write is one transaction.
 public final class ContactStore {
     /// The most records one call reads or writes: one chunk, one transaction.
     public static let chunkLimit = 100

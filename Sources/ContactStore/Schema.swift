@@ -116,7 +116,7 @@ enum Schema {
 
     private static let version2 = """
         -- Per remote: every local change with a change_seq at or below this has been synced to the remote, so a
-        -- sync looks only at later ones (DESIGN.md: change detection is incremental on both sides).
+        -- sync looks only at later ones (change detection is incremental on both sides: Docs/architecture.md).
         ALTER TABLE remotes ADD COLUMN synced_seq INTEGER NOT NULL DEFAULT 0;
         -- What discovery found for a CardDAV remote (the address book's URL, "sync" and "4.0" when supported), so
         -- that a sync with nothing to do is one request, not a discovery walk.

@@ -4,9 +4,9 @@ import Glibc
 /// The front panel on real GPIO lines, through libgpiod 1.6 (the v1 API of Debian 12 and Raspberry Pi OS bookworm)
 /// and the kernel's GPIO character device.
 ///
-/// The object owns the chip handle and the four line requests from `init` to `deinit` (STYLE.md 2): while it lives,
-/// `gpioinfo` shows the lines as used by `consumer`, and no other program can drive them. It belongs to the daemon's
-/// main loop and must not cross threads.
+/// The object owns the chip handle and the four line requests from `init` to `deinit` (Docs/contributing.md, rule 2):
+/// while it lives, `gpioinfo` shows the lines as used by `consumer`, and no other program can drive them. It belongs to
+/// the daemon's main loop and must not cross threads.
 public final class GPIOPanel: PanelHardware {
     /// The chip's kernel name (`gpiochip0`) and label (`pinctrl-bcm2711`), for the log.
     public let chipName: String

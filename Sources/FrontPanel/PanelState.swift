@@ -1,4 +1,4 @@
-/// What the front panel shows: a view of the appliance's state (STYLE.md 9), nothing of its own.
+/// What the front panel shows: a view of the appliance's state (Docs/contributing.md, rule 9), nothing of its own.
 public enum PanelState: Sendable, Equatable {
     case starting
     case idle

@@ -3,7 +3,7 @@ import CSQLite
 /// One SQLite connection: owns the `sqlite3` handle, opened in `init` and closed in `deinit`.
 ///
 /// Opened with `SQLITE_OPEN_NOMUTEX`, so the connection has exactly one owner and must not cross threads; an
-/// owner that needs concurrency wraps it in an actor on its own serial executor (STYLE.md 6).
+/// owner keeps it on one thread of its own (the daemon's sync worker; Docs/contributing.md, rule 6).
 public final class Database {
     let handle: OpaquePointer
     public let path: String

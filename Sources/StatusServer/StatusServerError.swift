@@ -1,7 +1,7 @@
 import Glibc
 
-/// Why the status server could not start, in words a person setting up the box can act on (STYLE.md 4). The
-/// message names the address and port it tried, never the password.
+/// Why the status server could not start, in words a person setting up the box can act on (Docs/contributing.md,
+/// rule 4). The message names the address and port it tried, never the password.
 public struct StatusServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable, Equatable {
         /// A setting is out of range (a limit of zero, a password with a line break...).

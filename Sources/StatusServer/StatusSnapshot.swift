@@ -1,6 +1,6 @@
-/// Everything the status page, `/api/status` and `/metrics` show, taken at one moment: a view of the appliance's
-/// state (STYLE.md 9) in plain values, so this module needs nothing of the others. Never holds contact contents or
-/// secrets.
+/// Everything the status page, `/api/status` and `/metrics` show, taken at one moment: a view of the appliance's state
+/// (Docs/contributing.md, rule 9) in plain values, so this module needs nothing of the others. Never holds contact
+/// contents or secrets.
 public struct StatusSnapshot: Sendable, Equatable {
     /// `starting`, `idle`, `syncing`, `offline`, `attention` or `stopping`.
     public var state: String

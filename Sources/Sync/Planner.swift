@@ -7,11 +7,11 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
     case remote
 }
 
-/// The pure heart of sync (STYLE.md 8): what to do with one contact, from what both sides looked like after the
-/// last sync (the base) and what they look like now. No I/O; the executor carries the decision out.
+/// The pure heart of sync (Docs/contributing.md, rule 8): what to do with one contact, from what both sides looked like
+/// after the last sync (the base) and what they look like now. No I/O; the executor carries the decision out.
 ///
-/// DESIGN.md: changed on one side, copy it over; changed on both, a conflict settled by the policy, the loser kept
-/// in history; edited on one side and deleted on the other, the edit wins.
+/// Docs/architecture.md: changed on one side, copy it over; changed on both, a conflict settled by the policy, the
+/// loser kept in history; edited on one side and deleted on the other, the edit wins.
 public enum Planner {
     /// What the base says about the item: the content hash both sides had after the last sync.
     public struct Base: Sendable, Equatable {

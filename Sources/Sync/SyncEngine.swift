@@ -2,7 +2,7 @@ import ContactStore
 import Logging
 
 /// Keeps the store and remote address books in step, one remote at a time, so that a change made in one reaches
-/// the others on the same pass (DESIGN.md "The data path").
+/// the others on the same pass (Docs/architecture.md, "The data path").
 public final class SyncEngine {
     let store: ContactStore
     let logger: Logger

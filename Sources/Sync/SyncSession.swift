@@ -96,8 +96,8 @@ final class SyncSession {
 
     private var remoteListedNothing = false
 
-    /// DESIGN.md "Safety first": a remote that suddenly lists empty, or a run that would delete more than the
-    /// configured share, deletes nothing until a person confirms.
+    /// Safety first (Docs/architecture.md): a remote that suddenly lists empty, or a run that would delete more than
+    /// the configured share, deletes nothing until a person confirms.
     private func checkDeletionGuard(_ feed: ChangeFeed) throws {
         let synced = try store.remoteItemCount(remoteID: remote.id)
         guard synced > 0, !options.confirmDeletions else { return }

@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// An open file descriptor, closed when the last reference goes (STYLE.md 2).
+/// An open file descriptor, closed when the last reference goes (Docs/contributing.md, rule 2).
 final class FileDescriptor {
     let fd: Int32
 

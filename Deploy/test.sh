@@ -30,6 +30,12 @@ source Deploy/lib/venv.sh
 ensure_venv
 
 status=0
+# --- Format: the rules in .swift-format, kept by the tool rather than by review.
+if ! swift format lint --strict --recursive Package.swift Sources Tests Plugins; then
+    echo "swift format lint: the files above need \`swift format -i -r Package.swift Sources Tests Plugins\`" >&2
+    status=1
+fi
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 swift test "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}

@@ -19,30 +19,29 @@ struct ConnectionTests {
         #expect(connections.count == 1)
     }
 
+    // The servers below would answer, or close the connection, only after 60 s: a request that ends any other way
+    // than in `.timeout` (a success, a partial body) shows a missing deadline, whatever the machine's load.
+
     @Test("A server slower than the transfer timeout gives timeout")
     func slowServerTimesOut() throws {
         let server = try TestServer()
         let client = try makeClient(transferTimeout: 1)
-        let started = ContinuousClock.now
         let error = #expect(throws: HTTPError.self) {
-            _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=2.5"))
+            _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=60"))
         }
         #expect(error?.kind == .timeout)
-        #expect(ContinuousClock.now - started < .milliseconds(2200))
     }
 
     @Test(
-        "A server that trickles bytes, or promises more than it sends, gives timeout within the low-speed window",
-        arguments: ["/trickle?n=50&interval=0.1", "/trickle?n=10&interval=0&claim=100000&hold=5"])
+        "A server that trickles bytes, or promises more than it sends, gives timeout",
+        arguments: ["/trickle?n=600&interval=0.1", "/trickle?n=10&interval=0&claim=100000&hold=60"])
     func tricklingServerTimesOut(path: String) throws {
         let server = try TestServer()
         let client = try makeClient(transferTimeout: 1)
-        let started = ContinuousClock.now
         let error = #expect(throws: HTTPError.self) {
             _ = try client.send(HTTPRequest(method: "GET", url: server.base + path))
         }
         #expect(error?.kind == .timeout)
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test("A closed port gives connect")
@@ -66,13 +65,17 @@ struct ConnectionTests {
     @Test("sendAll runs up to maxConcurrent requests at once and reports every result")
     func sendAllRunsConcurrently() throws {
         let server = try TestServer()
-        let client = try makeClient(maxConcurrent: 4)
+        let client = try makeClient(transferTimeout: 120, maxConcurrent: 4)
+        // As in a sync, a first request tells libcurl the server speaks HTTP/1.1; until then, CURLOPT_PIPEWAIT has
+        // the others wait for the first connection in case it can multiplex (HTTP/2).
+        _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/echo"))
+        // Each request is answered only once four are in flight together (503 otherwise): all 200s prove four at
+        // once, and the server's peak proves never more.
         let requests = (0..<8).map { index in
-            HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=0.5&i=\(index)")
+            HTTPRequest(method: "GET", url: server.base + "/gather?n=4&i=\(index)")
         }
         var seen: [Int: String] = [:]
         var connections: Set<Int> = []
-        let started = ContinuousClock.now
         try client.sendAll(requests) { index, result in
             let (response, body) = try result.get()
             #expect(response.status == 200)
@@ -80,9 +83,7 @@ struct ConnectionTests {
             seen[index] = echo["path"] as? String
             connections.insert(echo["connection"] as? Int ?? -1)
         }
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(950))
-        #expect(elapsed < .milliseconds(1800))
+        #expect(try server.stats().peakGathered == 4)
         #expect(seen.count == 8)
         for index in 0..<8 {
             #expect(seen[index]?.hasSuffix("i=\(index)") == true)

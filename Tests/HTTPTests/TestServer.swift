@@ -43,12 +43,15 @@ final class TestServer {
         process.waitUntilExit()
     }
 
-    /// What the server counted: requests by method, and 401 challenges sent.
-    func stats() throws -> (byMethod: [String: Int], unauthorized: Int) {
+    /// What the server counted: requests by method, 401 challenges sent, and the most requests in `/gather` at once.
+    func stats() throws -> (byMethod: [String: Int], unauthorized: Int, peakGathered: Int) {
         let client = try makeClient()
         let (_, body) = try client.send(HTTPRequest(method: "GET", url: base + "/stats"))
         let object = try json(body)
-        return (object["byMethod"] as? [String: Int] ?? [:], object["unauthorized"] as? Int ?? -1)
+        return (
+            object["byMethod"] as? [String: Int] ?? [:], object["unauthorized"] as? Int ?? -1,
+            object["peakGathered"] as? Int ?? -1
+        )
     }
 }
 

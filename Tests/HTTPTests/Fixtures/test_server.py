@@ -12,7 +12,11 @@ Endpoints (any method):
   /redirect?status=S&to=URL  answers S with Location: URL (relative or absolute)
   /too-many-requests         429 with Retry-After: 7
   /sleep?seconds=F           waits F seconds before answering (as /echo)
-  /stats                     JSON: requests by method, and 401s sent
+  /gather?n=N                waits until N requests are in /gather at once (at most 60 s), then answers as /echo;
+                             503 if they never gathered
+  /trickle?n=N&interval=F&claim=C&hold=H
+                             N bytes, one every F seconds, under Content-Length C; then holds H seconds
+  /stats                     JSON: requests by method, 401s sent, and the most requests ever in /gather at once
 """
 import base64
 import hashlib
@@ -27,7 +31,9 @@ from urllib.parse import parse_qs, urlsplit
 
 USER, PASSWORD, REALM = "user", "secret", "contactbox-test"
 lock = threading.Lock()
-stats = {"total": 0, "byMethod": {}, "unauthorized": 0}
+stats = {"total": 0, "byMethod": {}, "unauthorized": 0, "peakGathered": 0}
+gathered = threading.Condition(lock)
+in_gather = 0
 nonces = set()
 
 
@@ -147,6 +153,21 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/sleep":
             time.sleep(float(query.get("seconds", "1")))
             self.echo(body, number)
+        elif route == "/gather":
+            # Concurrency seen by the server, not timed by the client: the answer comes only once N requests wait
+            # here together, so a client that sends fewer at once gets 503s.
+            global in_gather
+            wanted = int(query.get("n", "2"))
+            with gathered:
+                in_gather += 1
+                stats["peakGathered"] = max(stats["peakGathered"], in_gather)
+                gathered.notify_all()
+                met = gathered.wait_for(lambda: stats["peakGathered"] >= wanted, timeout=60)
+                in_gather -= 1
+            if met:
+                self.echo(body, number)
+            else:
+                self.send(503, b"never gathered")
         elif route == "/stats":
             with lock:
                 payload = json.dumps(stats).encode()

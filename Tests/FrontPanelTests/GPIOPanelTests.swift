@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 import Testing
 
 @testable import FrontPanel
@@ -17,14 +18,8 @@ struct GPIOPanelTests {
 
     /// An empty folder standing in for /dev, removed afterwards.
     func withDeviceFolder(_ body: (String) throws -> Void) throws {
-        var template = Array("/tmp/contactbox-gpio-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap(mkdtemp) }
-        let path = try #require(made.map { String(cString: $0) })
-        defer {
-            for name in ["gpiochip0", "gpiochip12", "gpiochipX"] { unlink(path + "/" + name) }
-            rmdir(path)
-        }
-        try body(path)
+        let folder = try TemporaryDirectory(prefix: "contactbox-gpio")
+        try withExtendedLifetime(folder) { try body(folder.path) }
     }
 
     func openError(_ chip: String, deviceDirectory: String) -> FrontPanelError? {

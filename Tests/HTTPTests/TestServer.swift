@@ -1,15 +1,13 @@
 import Foundation
 import HTTP
 import Logging
+import TestSupport
 
 /// The Python test server (Fixtures/test_server.py) on 127.0.0.1 and 127.0.0.2, random ports; stopped by PID
 /// when the test lets go of it.
 final class TestServer {
-    struct StartFailed: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private let process = Process()
+    private let process: ChildProcess
+    private let folder: TemporaryDirectory
     let port: Int
     let otherPort: Int
 
@@ -19,28 +17,27 @@ final class TestServer {
     var otherBase: String { "http://127.0.0.2:\(otherPort)" }
 
     init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/test_server.py").path
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
-        process.standardOutput = output
-        try process.run()
-
+        folder = try TemporaryDirectory(prefix: "contactbox-http")
+        let log = folder.file("server.log")
+        process = try ChildProcess(
+            path: "python3", arguments: [repositoryRoot + "/Tests/HTTPTests/Fixtures/test_server.py"], logPath: log)
         // The script prints "PORTS <port> <other port>" once both servers listen.
-        let fields = firstLine(of: output).split(whereSeparator: \.isWhitespace)
-        guard fields.count == 3, fields[0] == "PORTS", let port = Int(fields[1]), let otherPort = Int(fields[2]) else {
-            process.terminate()
-            throw StartFailed(description: "test_server.py did not report its ports: \(fields)")
+        var fields: [Substring] = []
+        try process.waitUntilServing(
+            "test_server.py", seconds: 20, log: { Self.text(log) },
+            ready: {
+                fields = Self.text(log).split(separator: "\n").first?.split(separator: " ") ?? []
+                return fields.count == 3 && fields[0] == "PORTS"
+            })
+        guard let port = Int(fields[1]), let otherPort = Int(fields[2]) else {
+            throw TestServerFailure("test_server.py did not report its ports: \(fields)")
         }
         self.port = port
         self.otherPort = otherPort
     }
 
-    deinit {
-        // SIGKILL: the server inherits the test thread's signal mask, in which SIGTERM may be blocked.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    private static func text(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
     /// What the server counted: requests by method, 401 challenges sent, and the most requests in `/gather` at once.
@@ -53,17 +50,6 @@ final class TestServer {
             object["peakGathered"] as? Int ?? -1
         )
     }
-}
-
-/// The first line a child process writes to `pipe` (its "ready" line), waiting for it.
-func firstLine(of pipe: Pipe) -> String {
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-        let chunk = pipe.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        line.append(chunk)
-    }
-    return String(decoding: line, as: UTF8.self)
 }
 
 let testCredentials = Credentials(username: "user", password: "secret")

@@ -49,8 +49,8 @@ struct BrowserTests {
         snapshot.events[0].time = now - 60
         snapshot.events[1].time = now - 3600
         let server = try makeServer(snapshot: snapshot)
-        let folder = packageRoot() + "/.build/artefacts"
-        mkdir(packageRoot() + "/.build", 0o755)
+        let folder = repositoryRoot + "/.build/artefacts"
+        mkdir(repositoryRoot + "/.build", 0o755)
         mkdir(folder, 0o755)
         let path = folder + "/status-page.png"
         unlink(path)
@@ -67,10 +67,7 @@ struct BrowserTests {
     /// Runs headless Chromium with a throw-away profile; returns what it printed. Killed after 30 s.
     private func runChromium(_ arguments: [String]) throws -> String {
         let folder = try TemporaryDirectory()
-        var template = Array("/tmp/contactbox-chromium-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw HTTPTestFailure(description: "mkdtemp: errno \(errno)") }
-        let profile = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { removeTree(profile, log: folder.file("rm.log")) }
+        let profile = try folder.folder("profile")
         let log = folder.file("chromium.log")
         let chromium = try ChildProcess(
             path: chromiumPath,
@@ -91,15 +88,6 @@ struct BrowserTests {
         return output
     }
 
-    /// The profile is a tree of folders, more than `TemporaryDirectory` removes.
-    private func removeTree(_ path: String, log: String) {
-        guard path.hasPrefix("/tmp/contactbox-chromium-"),
-            let remover = try? ChildProcess(
-                path: "rm", arguments: ["-rf", path], logPath: log)
-        else { return }
-        while remover.isRunning { usleep(10_000) }
-    }
-
     private func readFile(_ path: String) -> [UInt8] {
         guard let file = fopen(path, "rb") else { return [] }
         defer { fclose(file) }
@@ -110,15 +98,5 @@ struct BrowserTests {
             if count <= 0 { return bytes }
             bytes += buffer[..<count]
         }
-    }
-
-    /// Three folders up from this file: Tests/StatusServerTests/BrowserTests.swift.
-    private func packageRoot() -> String {
-        var path = Substring(#filePath)
-        for _ in 0..<3 {
-            guard let slash = path.lastIndex(of: "/") else { return "." }
-            path = path[..<slash]
-        }
-        return String(path)
     }
 }

@@ -27,7 +27,7 @@ public final class RadicaleServer {
     /// Everything Radicale logs; with `logRequests`, a line per request (method, path, user agent).
     public let logPath: String
 
-    private let root: String
+    private let folder: TemporaryDirectory
     private let configPath: String
     private let python: String
     private var process: ChildProcess?
@@ -39,31 +39,26 @@ public final class RadicaleServer {
     ) throws {
         self.tls = tls
         python = try Self.findPython()
-        root = try Self.makeTemporaryFolder()
+        folder = try TemporaryDirectory(prefix: "contactbox-radicale")
+        let root = folder.path
         storageFolder = root + "/storage"
         configPath = root + "/config"
         logPath = root + "/radicale.log"
-        do {
-            port = Int(try freeLoopbackPort())
-            baseURL = (tls == nil ? "http" : "https") + "://127.0.0.1:\(port)/"
-            try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
-            let htpasswd = root + "/users"
-            try users.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)\n" }.joined()
-                .write(toFile: htpasswd, atomically: true, encoding: .utf8)
-            try Self.configuration(
-                port: port, storage: storageFolder, htpasswd: htpasswd, tls: tls, logRequests: logRequests
-            )
-            .write(toFile: configPath, atomically: true, encoding: .utf8)
-            try start()
-        } catch {
-            try? FileManager.default.removeItem(atPath: root)
-            throw error
-        }
+        port = Int(try freeLoopbackPort())
+        baseURL = (tls == nil ? "http" : "https") + "://127.0.0.1:\(port)/"
+        try FileManager.default.createDirectory(atPath: storageFolder, withIntermediateDirectories: true)
+        let htpasswd = root + "/users"
+        try users.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)\n" }.joined()
+            .write(toFile: htpasswd, atomically: true, encoding: .utf8)
+        try Self.configuration(
+            port: port, storage: storageFolder, htpasswd: htpasswd, tls: tls, logRequests: logRequests
+        )
+        .write(toFile: configPath, atomically: true, encoding: .utf8)
+        try start()
     }
 
     deinit {
         stop()
-        try? FileManager.default.removeItem(atPath: root)
     }
 
     /// The process id while the server runs.
@@ -207,12 +202,6 @@ public final class RadicaleServer {
             throw Failure(description: "no Radicale virtualenv at \(python): run Deploy/test.sh, which creates .venv")
         }
         return python
-    }
-
-    private static func makeTemporaryFolder() throws -> String {
-        var template = Array("/tmp/contactbox-radicale-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw Failure(description: "mkdtemp failed: errno \(errno)") }
-        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

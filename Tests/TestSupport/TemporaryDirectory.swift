@@ -8,12 +8,16 @@ public final class TemporaryDirectory {
 
     public let path: String
 
-    public init() throws {
-        var template = Array("/tmp/contactbox-test-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else {
-            throw CreationFailed(errno: errno)
-        }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// `/tmp/PREFIX-XXXXXX`, made with mkdtemp(3): mode 700, a name no other process has.
+    public init(prefix: String = "contactbox-test") throws {
+        path = try Self.make(prefix: prefix)
+    }
+
+    /// A fresh folder that nothing removes: for what lives as long as the test process (see `TestCertificates`).
+    public static func make(prefix: String) throws(CreationFailed) -> String {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw CreationFailed(errno: errno) }
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public func file(_ name: String) -> String {

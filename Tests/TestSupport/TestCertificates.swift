@@ -47,9 +47,12 @@ public final class TestCertificates: Sendable {
     }
 
     private static let made: Result<TestCertificates, Failure> = {
-        var template = Array("/tmp/contactbox-certificates-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { return .failure(Failure(description: "mkdtemp failed: errno \(errno)")) }
-        let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let folder: String
+        do {
+            folder = try TemporaryDirectory.make(prefix: "contactbox-certificates")
+        } catch {
+            return .failure(Failure(description: "mkdtemp failed: \(error)"))
+        }
         do {
             let certificates = try TestCertificates(folder: folder)
             // Statics are never deinitialised: the folder goes when the process exits.

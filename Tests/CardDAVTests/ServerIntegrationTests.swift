@@ -45,7 +45,7 @@ final class ServerFixture {
 
 /// The CardDAV client against each real server (Radicale 3.9, Xandikos 0.4, Cyrus IMAP 3.6), started on 127.0.0.1
 /// for each test and stopped by PID. Radicale-only behaviour is in RadicaleIntegrationTests.
-@Suite("CardDAV against each real server", .serialized)
+@Suite("CardDAV against each real server", .serialized, .timeLimit(.minutes(10)))
 struct ServerIntegrationTests {
     @Test("Discovery from the bare server URL finds the address book", arguments: TestServerKind.available)
     func discovery(kind: TestServerKind) throws {

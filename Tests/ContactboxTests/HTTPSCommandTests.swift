@@ -4,7 +4,9 @@ import Testing
 
 /// `contactbox sync` and `check-config` against Radicale over HTTPS, with the test CA (`TestCertificates`): what a
 /// person sees when the box does not trust the server's certificate, and that `ca_file` fixes it.
-@Suite("contactbox over HTTPS", .serialized)
+@Suite(
+    "contactbox over HTTPS", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct HTTPSCommandTests {
     func configure(_ work: Workspace, server: RadicaleServer, caLines: String) throws -> String {
         let password = try work.file("radicale.password", RadicaleServer.password + "\n")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("contactbox import, export, list, show and check")
+@Suite("contactbox import, export, list, show and check", .timeLimit(.minutes(10)))
 struct ImportExportTests {
     @Test("contacts imported from a file come out of export with the same content")
     func importThenExportKeepsContent() throws {

@@ -7,7 +7,8 @@ import Testing
 /// Figures (footprint, peak RSS, wall time) are the benchmarks' (Deploy/bench/capped.sh, Docs/memory.md).
 @Suite(
     "The daemon in a 20 MB memory cgroup",
-    .enabled(if: MemoryCgroup.unavailable == nil, "skipped: \(MemoryCgroup.unavailable ?? "")"))
+    .enabled(if: MemoryCgroup.unavailable == nil, "skipped: \(MemoryCgroup.unavailable ?? "")"),
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct MemoryCapTests {
     static let contacts = 3000
 

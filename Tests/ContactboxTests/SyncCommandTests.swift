@@ -3,7 +3,9 @@ import TestSupport
 import Testing
 
 /// `contactbox sync` as a person runs it: a configuration file, a password file, a real Radicale and a folder.
-@Suite("contactbox sync, discover and check-config", .serialized)
+@Suite(
+    "contactbox sync, discover and check-config", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct SyncCommandTests {
     func configure(_ work: Workspace, server: RadicaleServer, folderName: String = "nas") throws -> String {
         let password = try work.file("radicale.password", RadicaleServer.password + "\n")
@@ -130,7 +132,7 @@ struct SyncCommandTests {
     }
 }
 
-@Suite("contactbox import --update")
+@Suite("contactbox import --update", .timeLimit(.minutes(10)))
 struct ImportUpdateTests {
     @Test("--update replaces a contact with the same UID and keeps the old version in history")
     func updateReplaces() throws {

@@ -3,7 +3,7 @@ import HTTP
 import Logging
 import Testing
 
-@Suite("Authentication, redirects and secrets")
+@Suite("Authentication, redirects and secrets", .timeLimit(.minutes(10)))
 struct AuthenticationTests {
     @Test("Basic credentials go with the first request, without a challenge")
     func basicIsPreemptive() throws {

@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 import Testing
 
-@Suite("Connections, timeouts and concurrency")
+@Suite("Connections, timeouts and concurrency", .timeLimit(.minutes(10)))
 struct ConnectionTests {
     @Test("Sequential requests reuse one connection")
     func connectionsAreReused() throws {

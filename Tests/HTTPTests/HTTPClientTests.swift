@@ -2,7 +2,7 @@ import Foundation
 import HTTP
 import Testing
 
-@Suite("Requests and bodies")
+@Suite("Requests and bodies", .timeLimit(.minutes(10)))
 struct HTTPClientTests {
     @Test("GET, PUT and PROPFIND send their method, headers and body, and get the echo back")
     func roundTrips() throws {

@@ -8,7 +8,9 @@ import Testing
 /// the openssl command (`TestCertificates`): verification is on by default, a certificate that fails it stops the
 /// connection before anything is sent, with a message that names the problem; `caFile` and `caPath` work;
 /// connections (and so their TLS sessions) are reused.
-@Suite("TLS against Radicale over HTTPS", .serialized)
+@Suite(
+    "TLS against Radicale over HTTPS", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct TLSTests {
     static let card = Array(
         "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:tls-refused\r\nFN:Tessa TLS\r\nN:TLS;Tessa;;;\r\nEND:VCARD\r\n".utf8)

@@ -11,7 +11,9 @@ import VCard
 /// The sync engine over HTTPS, against a real Radicale serving TLS itself with a certificate of the test CA
 /// (`TestCertificates`): a sync both ways with the CA as `ca_file`, on a few reused connections; and a sync that
 /// does not trust the CA, which fails saying why and sends nothing.
-@Suite("Sync over HTTPS with a real Radicale", .serialized)
+@Suite(
+    "Sync over HTTPS with a real Radicale", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct HTTPSSyncTests {
     /// A Radicale over HTTPS with an address book, a fresh store, and a client trusting `caFile` / `caPath`.
     final class Setup {

@@ -8,7 +8,9 @@ import VCard
 
 /// The sync engine against a real Radicale, started on 127.0.0.1 for each test and stopped by PID: the scenarios
 /// that need Radicale's storage or its restart. The scenarios every server runs are in ServerSyncTests.
-@Suite("Sync with a real CardDAV server (Radicale)", .serialized)
+@Suite(
+    "Sync with a real CardDAV server (Radicale)", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct RadicaleSyncTests {
     @Test("a sync token the server no longer knows falls back to a full listing")
     func invalidatedToken() throws {

@@ -7,7 +7,7 @@ import VCard
 
 /// The real-world corpus (Tests/VCardTests/Corpus: other projects' test files and exporters' quirks) through each
 /// real server: imported on one box, synced up, downloaded by a second box, every card the same.
-@Suite("The vCard corpus through each real CardDAV server", .serialized)
+@Suite("The vCard corpus through each real CardDAV server", .serialized, .timeLimit(.minutes(10)))
 struct ServerCorpusTests {
     static func corpusCards() throws -> [Card] {
         let folder = repositoryRoot + "/Tests/VCardTests/Corpus"

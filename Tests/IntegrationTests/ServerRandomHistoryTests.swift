@@ -6,7 +6,7 @@ import VCard
 
 /// Property-based, against real servers: random creations, edits and deletions on both sides (the box's store, and
 /// the server over curl, as another client), interleaved with syncs. After every sync both sides are equal.
-@Suite("Random histories against each real CardDAV server", .serialized)
+@Suite("Random histories against each real CardDAV server", .serialized, .timeLimit(.minutes(10)))
 struct ServerRandomHistoryTests {
     static let seeds = 0..<3
 

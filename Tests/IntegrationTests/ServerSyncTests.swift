@@ -9,7 +9,7 @@ import VCard
 /// The sync engine against each real CardDAV server (Radicale 3.9, Xandikos 0.4, Cyrus IMAP 3.6), started on
 /// 127.0.0.1 for each test and stopped by PID. Each check reads both sides: the store, and the server over curl.
 ///
-@Suite("Sync with each real CardDAV server", .serialized)
+@Suite("Sync with each real CardDAV server", .serialized, .timeLimit(.minutes(10)))
 struct ServerSyncTests {
     @Test(
         "a first sync uploads the store's contacts and downloads the server's; a no-op is one request",

@@ -5,7 +5,9 @@ import TestSupport
 import Testing
 import VCard
 
-@Suite("Two remotes converging through the store", .serialized)
+@Suite(
+    "Two remotes converging through the store", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct TwoRemotesTests {
     @Test("a contact added in Radicale reaches the folder and one added in the folder reaches Radicale")
     func radicaleAndFolderConverge() throws {

@@ -3,23 +3,18 @@ import TestSupport
 import Testing
 
 private let chromiumPath = "/usr/bin/chromium"
-private let chromiumInstalled = access(chromiumPath, X_OK) == 0
+private let chromiumMissing =
+    access(chromiumPath, X_OK) == 0 ? nil : "Chromium is not installed at \(chromiumPath): run Deploy/test.sh"
 
-/// CI sets `CI=1` (or a developer `CONTACTBOX_REQUIRE_BROWSER=1`): then a missing browser fails the tests instead of
-/// quietly skipping the only check that the page's script and Content-Security-Policy work together.
-private let browserRequired = ["CI", "CONTACTBOX_REQUIRE_BROWSER"].contains { (name: String) in
-    getenv(name).map { String(cString: $0) == "1" } ?? false
-}
-
-/// Debian's headless Chromium, against the real server. Without Chromium (a developer's machine without the
-/// `chromium` package) these tests are disabled, unless CI asks for them.
+/// Debian's headless Chromium, against the real server: the only check that the page's script and its
+/// Content-Security-Policy work together. Without Chromium these tests fail (`TestRequirement`).
 @Suite(
     "The page in a real browser",
-    .enabled(if: chromiumInstalled || browserRequired, "Chromium is not installed at \(chromiumPath)"))
+    .enabled(if: TestRequirement.runs(missing: chromiumMissing), "\(chromiumMissing ?? "")"), .timeLimit(.minutes(10)))
 struct BrowserTests {
     @Test("Headless Chromium runs the page's script and shows the state, the LEDs and the escaped remote name")
     func dom() throws {
-        try #require(chromiumInstalled, "Chromium is required (CI=1) but not installed at \(chromiumPath)")
+        try #require(chromiumMissing == nil, "\(chromiumMissing ?? "")")
         let server = try makeServer()
         let output = try runChromium(["--dump-dom", "http://127.0.0.1:\(server.port)/"])
         let start = try #require(output.firstRange(of: "<html"), "no DOM in Chromium's output:\n\(output)")
@@ -39,7 +34,7 @@ struct BrowserTests {
 
     @Test("A phone-sized screenshot of the page is saved as an artefact")
     func screenshot() throws {
-        try #require(chromiumInstalled, "Chromium is required (CI=1) but not installed at \(chromiumPath)")
+        try #require(chromiumMissing == nil, "\(chromiumMissing ?? "")")
         // Times near now, so the artefact reads like a real box.
         var snapshot = makeSnapshot(state: "attention")
         let now = Int64(time(nil))

@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("The real CardDAV test servers (Radicale, Xandikos, Cyrus)", .serialized)
+@Suite("The real CardDAV test servers (Radicale, Xandikos, Cyrus)", .serialized, .timeLimit(.minutes(10)))
 struct CardDAVTestServerTests {
     static let card = """
         BEGIN:VCARD\r

@@ -5,7 +5,9 @@ import Testing
     import Glibc
 #endif
 
-@Suite("The shared Radicale test server")
+@Suite(
+    "The shared Radicale test server",
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct RadicaleServerTests {
     static let card = """
         BEGIN:VCARD\r

@@ -99,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport", "VCard",
             ]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "StatusServerTests", dependencies: ["StatusServer", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.

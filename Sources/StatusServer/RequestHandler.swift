@@ -1,9 +1,10 @@
 import CMicroHTTPD
 import Glibc
 import Logging
+import SafeText
 
-/// Answers requests. libmicrohttpd calls it on its one internal polling thread; it holds only constants and
-/// `@Sendable` closures, so nothing here needs a lock.
+/// Answers requests. libmicrohttpd calls it on its one internal polling thread; besides constants and `@Sendable`
+/// closures it holds the allowed hosts, behind their own lock.
 final class RequestHandler: Sendable {
     /// Request bodies are never used (`POST /api/sync` needs none), so anything over this is refused.
     static let maxBodyBytes = 1024
@@ -13,12 +14,14 @@ final class RequestHandler: Sendable {
     private let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
+    private let allowedHosts: AllowedHosts
 
     init(
-        password: String?, snapshot: @escaping @Sendable () -> StatusSnapshot,
-        syncNow: @escaping @Sendable () -> Void, logger: Logger
+        password: String?, allowedHosts: AllowedHosts,
+        snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
+        self.allowedHosts = allowedHosts
         self.snapshot = snapshot
         self.syncNow = syncNow
         self.logger = logger
@@ -37,11 +40,25 @@ final class RequestHandler: Sendable {
     /// completion callback: nil before the first call, then 1 + the number of body bytes seen (at most 1 KiB).
     func handle(
         _ connection: OpaquePointer, path: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
-        uploadSize: UnsafeMutablePointer<Int>, requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        version: UnsafePointer<CChar>, uploadSize: UnsafeMutablePointer<Int>,
+        requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let state = requestState.pointee else {
-            // Headers only. A body announced as too large is refused now, before a byte of it is read; answering
-            // early also makes MHD close the connection instead of reading the rest.
+            // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body
+            // announced as too large before a byte of it is read; answering early also makes MHD close the
+            // connection instead of reading the rest.
+            let host = header(connection, "Host")
+            switch allowedHosts.check(host, httpVersion: String(cString: version)) {
+            case .allowed: break
+            case .missing: return respond(connection, method: method, path: path, .hostMissing)
+            case .refused:
+                logger.info(
+                    "Status request for another host refused",
+                    metadata: [
+                        "http.host": "\(printable(host ?? ""))", "status.client": "\(clientAddress(connection))",
+                    ])
+                return respond(connection, method: method, path: path, .misdirected)
+            }
             if let length = header(connection, "Content-Length"), (Int(length) ?? Int.max) > Self.maxBodyBytes {
                 return respond(connection, method: method, path: path, .contentTooLarge)
             }
@@ -89,6 +106,11 @@ final class RequestHandler: Sendable {
         // > If response object is used to answer HEAD request then the body of the response is not used, while all
         // > headers (including automatic headers) are used.
         return isRead ? page : .methodNotAllowed(allow: "GET, HEAD")
+    }
+
+    /// The client's IP address, as logged.
+    private func clientAddress(_ connection: OpaquePointer) -> String {
+        cmhd_client_address(connection).flatMap { numericText($0) } ?? "unknown"
     }
 
     /// HTTP Basic authentication (RFC 7617) with any user name: the box has one password, and asking people to

@@ -8,6 +8,10 @@ enum Response {
     case metrics
     case syncRequested
     case unauthorized
+    /// An HTTP/1.1 request without `Host`.
+    case hostMissing
+    /// A `Host` the box does not answer to (DNS rebinding, or a name to add to `allowed_hosts`).
+    case misdirected
     case forbidden
     case notFound
     case methodNotAllowed(allow: String)
@@ -28,6 +32,8 @@ enum Response {
         case .page, .json, .metrics: UInt32(MHD_HTTP_OK)
         case .syncRequested: UInt32(MHD_HTTP_ACCEPTED)
         case .unauthorized: UInt32(MHD_HTTP_UNAUTHORIZED)
+        case .hostMissing: UInt32(MHD_HTTP_BAD_REQUEST)
+        case .misdirected: UInt32(MHD_HTTP_MISDIRECTED_REQUEST)
         case .forbidden: UInt32(MHD_HTTP_FORBIDDEN)
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
@@ -61,7 +67,8 @@ enum Response {
             body = ByteWriter(capacity: 32)
             body.raw("{\"requested\":true}\n")
             contentType = "application/json"
-        case .unauthorized, .forbidden, .notFound, .methodNotAllowed, .contentTooLarge:
+        case .unauthorized, .hostMissing, .misdirected, .forbidden, .notFound, .methodNotAllowed,
+            .contentTooLarge:
             body = ByteWriter(capacity: 64)
             body.raw(errorText)
             contentType = "text/plain; charset=utf-8"
@@ -100,6 +107,10 @@ enum Response {
     private var errorText: String {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
+        case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
+        case .misdirected:
+            "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "
+                + "to allowed_hosts under [status] in the configuration.\n"
         case .forbidden: "Refused: the request came from another web site. Use the button on the status page.\n"
         case .notFound: "Not found. The status page is at /, its data at /api/status and /metrics.\n"
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"

@@ -8,6 +8,8 @@ enum Response {
     case metrics
     case syncRequested
     case unauthorized
+    /// The client sent too many wrong passwords: it may try again after this many seconds.
+    case tooManyRequests(retryAfterSeconds: Int64)
     /// An HTTP/1.1 request without `Host`.
     case hostMissing
     /// A `Host` the box does not answer to (DNS rebinding, or a name to add to `allowed_hosts`).
@@ -32,6 +34,7 @@ enum Response {
         case .page, .json, .metrics: UInt32(MHD_HTTP_OK)
         case .syncRequested: UInt32(MHD_HTTP_ACCEPTED)
         case .unauthorized: UInt32(MHD_HTTP_UNAUTHORIZED)
+        case .tooManyRequests: UInt32(MHD_HTTP_TOO_MANY_REQUESTS)
         case .hostMissing: UInt32(MHD_HTTP_BAD_REQUEST)
         case .misdirected: UInt32(MHD_HTTP_MISDIRECTED_REQUEST)
         case .forbidden: UInt32(MHD_HTTP_FORBIDDEN)
@@ -67,7 +70,7 @@ enum Response {
             body = ByteWriter(capacity: 32)
             body.raw("{\"requested\":true}\n")
             contentType = "application/json"
-        case .unauthorized, .hostMissing, .misdirected, .forbidden, .notFound, .methodNotAllowed,
+        case .unauthorized, .tooManyRequests, .hostMissing, .misdirected, .forbidden, .notFound, .methodNotAllowed,
             .contentTooLarge:
             body = ByteWriter(capacity: 64)
             body.raw(errorText)
@@ -95,6 +98,9 @@ enum Response {
         if case .methodNotAllowed(let allow) = self {
             added = added && MHD_add_response_header(response, "Allow", allow) == .YES
         }
+        if case .tooManyRequests(let seconds) = self {
+            added = added && MHD_add_response_header(response, "Retry-After", "\(seconds)") == .YES
+        }
         // Out of memory in MHD: closing the connection is all that is left.
         guard added else { return .NO }
         if case .unauthorized = self {
@@ -107,6 +113,8 @@ enum Response {
     private var errorText: String {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
+        case .tooManyRequests(let seconds):
+            "Too many wrong passwords from this address; try again in \(seconds) seconds.\n"
         case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
         case .misdirected:
             "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "

@@ -33,7 +33,7 @@ public final class StatusServer: Sendable {
             snapshot: snapshot, syncNow: syncNow, logger: logger)
     }
 
-    /// `clock` (monotonic milliseconds) times the re-reading of the interfaces;
+    /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
     /// `systemHosts` gives the host names and interface addresses. Tests replace both.
     init(
         settings: Settings, clock: @escaping @Sendable () -> Int64,
@@ -45,8 +45,8 @@ public final class StatusServer: Sendable {
         let allowedHosts = AllowedHosts(
             configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
         let handler = RequestHandler(
-            password: settings.password, allowedHosts: allowedHosts, snapshot: snapshot, syncNow: syncNow,
-            logger: logger)
+            password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
+            syncNow: syncNow, logger: logger)
         // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
         // so MHD never uses the pointer after the handler is gone.
         let context = Unmanaged.passUnretained(handler).toOpaque()
@@ -94,7 +94,7 @@ public final class StatusServer: Sendable {
     }
 }
 
-/// CLOCK_MONOTONIC in milliseconds: immune to the wall clock being set.
+/// CLOCK_MONOTONIC in milliseconds: lockouts must not end because someone set the wall clock.
 @Sendable private func monotonicMilliseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)

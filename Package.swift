@@ -51,14 +51,19 @@ let package = Package(
             name: "Sync",
             dependencies: ["ContactStore", "CardDAV", "HTTP", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(name: "Config"),
+        // Text from outside made safe to show: control characters written as `\u{1B}` (terminal, journal, page).
+        .target(name: "SafeText"),
         // The LEDs and the button: patterns, gestures, the libgpiod and the simulated backends.
         .target(name: "FrontPanel", dependencies: ["CGPIOD"]),
         // The status page, its JSON and the Prometheus metrics, over libmicrohttpd.
-        .target(name: "StatusServer", dependencies: ["CMicroHTTPD", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "StatusServer",
+            dependencies: ["CMicroHTTPD", "SafeText", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "StatusServer", "CLinux", "CMalloc",
+                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer", "CLinux",
+                "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.
@@ -75,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "contactbox",
             dependencies: [
-                "CLISupport", "Config", "ContactStore", "VCard",
+                "CLISupport", "Config", "ContactStore", "SafeText", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]),
@@ -101,7 +106,8 @@ let package = Package(
             ]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
-        .testTarget(name: "StatusServerTests", dependencies: ["StatusServer", "TestSupport"]),
+        .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),
+        .testTarget(name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(

@@ -221,6 +221,7 @@ public final class Daemon {
         var serverSettings = StatusServer.Settings()
         serverSettings.host = settings.host
         serverSettings.port = UInt16(clamping: settings.port)
+        serverSettings.allowedHosts = settings.allowedHosts
         do {
             serverSettings.password = try settings.password?.read()
             let worker = worker

@@ -1,9 +1,14 @@
 import Glibc
 import Logging
+import SafeText
 
 /// Log lines on stderr that journald files under the right priority: sd-daemon(3)'s `<N>` prefixes, used when
 /// systemd connected stderr to the journal (`$JOURNAL_STREAM`) or stderr is not a terminal. Metadata follows the
 /// message as `key=value`. One write(2) per line, so lines from two threads never interleave.
+///
+/// Messages and metadata carry text from outside (card names, hrefs, server messages, errors): their control
+/// characters are written escaped (`printable`), so a line break cannot forge a second journal entry with a
+/// priority of its choosing, and an escape sequence cannot reprogram the terminal of whoever reads the log.
 public struct JournalLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level
@@ -20,15 +25,20 @@ public struct JournalLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        var bytes = Array(line(event).utf8)
+        _ = write(STDERR_FILENO, &bytes, bytes.count)
+    }
+
+    /// The line written for `event`, its line break included: exactly one, at the end.
+    func line(_ event: LogEvent) -> String {
         // On a terminal the line first clears what is there: the demo's front panel, redrawn after it.
         let prefix = prefixed ? "<\(Self.priority(event.level))>" : "\r\u{1B}[2K\(event.level): "
-        var text = "\(event.message)"
+        var text = printable("\(event.message)")
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
-            text += " \(key)=\(value)"
+            text += " " + printable(key) + "=" + printable("\(value)")
         }
-        var bytes = Array((prefix + text.replacingNewlines() + "\n").utf8)
-        _ = write(STDERR_FILENO, &bytes, bytes.count)
+        return prefix + text + "\n"
     }
 
     /// syslog(3) priorities.
@@ -45,12 +55,5 @@ public struct JournalLogHandler: LogHandler {
 
     public static func stderrIsJournal() -> Bool {
         getenv("JOURNAL_STREAM") != nil || isatty(STDERR_FILENO) == 0
-    }
-}
-
-extension String {
-    /// One log line stays one journal entry.
-    fileprivate func replacingNewlines() -> String {
-        String(map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }
 }

@@ -13,27 +13,6 @@ public enum Terminal {
         write(message + "\n")
     }
 
-    /// Text from a card or a server as it may go to a terminal: control characters (C0 but the line break and the
-    /// tab, DEL, C1) shown as `\u{1B}`, so a name cannot retitle, clear or reprogram the user's terminal.
-    public static func printable(_ text: String, keepingLineBreaks: Bool = false) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if keepingLineBreaks, scalar == "\n" || scalar == "\r" {
-                result.unicodeScalars.append(scalar)
-            } else if isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-    }
-
     /// Straight to file descriptor 2: unbuffered, like stderr, and free of C's global `FILE *` state.
     public static func write(_ text: String) {
         var bytes = Array(text.utf8)

@@ -22,3 +22,13 @@ static inline struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_socke
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_END);
 }
+
+/// The client's address (IPv4 or IPv6), or NULL. MHD_get_connection_info is variadic too:
+/// > MHD_CONNECTION_INFO_CLIENT_ADDRESS: Obtain IP address of the client. Takes no extra arguments.
+/// > Returns essentially a `struct sockaddr **` (since the API returns a `union MHD_ConnectionInfo *` and that
+/// > union contains a `struct sockaddr *`).
+static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}

@@ -1,7 +1,7 @@
 /// The `[panel]` and `[status]` sections of the configuration.
 extension ConfigurationReader {
     static let panelKeys = ["board"]
-    static let statusKeys = ["listen", "password_file", "password_credential"]
+    static let statusKeys = ["listen", "password_file", "password_credential", "allowed_hosts"]
 
     mutating func readPanel(_ block: Block) -> PanelSettings {
         checkKeys(block, allowed: Self.panelKeys)
@@ -30,6 +30,24 @@ extension ConfigurationReader {
             }
         }
         status.password = secret(block, required: false)
+        if let value = block.table["allowed_hosts"] {
+            let key = "allowed_hosts"
+            let hosts = value.array?.compactMap(\.string)
+            if let hosts, hosts.count == value.array?.count {
+                for host in hosts {
+                    if let problem = StatusSettings.allowedHostProblem(host) {
+                        fail(block, key, "\(key): \(problem)")
+                    } else {
+                        status.allowedHosts.append(host)
+                    }
+                }
+            } else {
+                fail(
+                    block, key,
+                    "\(key) must be a list of host names in quotes, such as [\"contacts.example.org\"] "
+                        + "(found \(show(value)))")
+            }
+        }
         return status
     }
 }

@@ -1,3 +1,5 @@
+import SafeText
+
 /// The bytes of one response body, written straight into one array that is reserved up front: the page, the JSON
 /// and the metrics are built without intermediate strings, so a request costs about one allocation for the body
 /// (and libmicrohttpd's copy of it).
@@ -57,9 +59,16 @@ struct ByteWriter {
 }
 
 extension ByteWriter {
+    /// Text for people as a JSON string: its control characters first written as `\u{1B}` (`printable`), as on
+    /// the page and in the journal, so that what reads the JSON (the page's script, people's scripts and
+    /// dashboards) gets text that is safe to show; then encoded (``jsonEncoded(_:)``).
+    mutating func jsonString(_ text: String) {
+        jsonEncoded(printable(text))
+    }
+
     /// A JSON string (RFC 8259 section 7): the quotation mark, the reverse solidus and the control characters
     /// U+0000 to U+001F must be escaped; everything else may go as UTF-8, which Swift strings always are.
-    mutating func jsonString(_ text: String) {
+    mutating func jsonEncoded(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -80,7 +89,6 @@ extension ByteWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string or `null`.
     /// `items` as a JSON array, each element written by `element`.
     mutating func jsonArray<Item>(_ items: [Item], _ element: (Item, inout ByteWriter) -> Void) {
         raw("[")
@@ -91,6 +99,7 @@ extension ByteWriter {
         raw("]")
     }
 
+    /// A JSON string or `null`.
     mutating func jsonString(_ text: String?) {
         if let text { jsonString(text) } else { raw("null") }
     }
@@ -101,9 +110,11 @@ extension ByteWriter {
     }
 
     /// Text for an HTML text node or a quoted attribute value: `&`, `<`, `>`, `"` and `'` become character
-    /// references, so text from a configuration file or a server can never open a tag or leave an attribute.
+    /// references, so text from a configuration file or a server can never open a tag or leave an attribute;
+    /// control characters are shown as `\u{1B}` (`printable`), so that none is hidden or reorders the page (a
+    /// bidi override), and the page reads as the JSON that its script puts in later.
     mutating func html(_ text: String) {
-        for byte in text.utf8 {
+        for byte in printable(text).utf8 {
             switch byte {
             case UInt8(ascii: "&"): raw("&amp;")
             case UInt8(ascii: "<"): raw("&lt;")

@@ -1,9 +1,11 @@
 import CMicroHTTPD
 import Glibc
 import Logging
+import SafeText
+import Synchronization
 
-/// Answers requests. libmicrohttpd calls it on its one internal polling thread; it holds only constants and
-/// `@Sendable` closures, so nothing here needs a lock.
+/// Answers requests. libmicrohttpd calls it on its one internal polling thread; besides constants and `@Sendable`
+/// closures it holds the password attempts and the allowed hosts, each behind its own lock.
 final class RequestHandler: Sendable {
     /// Request bodies are never used (`POST /api/sync` needs none), so anything over this is refused.
     static let maxBodyBytes = 1024
@@ -13,12 +15,18 @@ final class RequestHandler: Sendable {
     private let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
+    private let allowedHosts: AllowedHosts
+    private let attempts = Mutex(PasswordAttempts())
+    /// Monotonic milliseconds, for the password lockouts.
+    private let clock: @Sendable () -> Int64
 
     init(
-        password: String?, snapshot: @escaping @Sendable () -> StatusSnapshot,
-        syncNow: @escaping @Sendable () -> Void, logger: Logger
+        password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
+        snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
+        self.allowedHosts = allowedHosts
+        self.clock = clock
         self.snapshot = snapshot
         self.syncNow = syncNow
         self.logger = logger
@@ -37,11 +45,25 @@ final class RequestHandler: Sendable {
     /// completion callback: nil before the first call, then 1 + the number of body bytes seen (at most 1 KiB).
     func handle(
         _ connection: OpaquePointer, path: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
-        uploadSize: UnsafeMutablePointer<Int>, requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        version: UnsafePointer<CChar>, uploadSize: UnsafeMutablePointer<Int>,
+        requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let state = requestState.pointee else {
-            // Headers only. A body announced as too large is refused now, before a byte of it is read; answering
-            // early also makes MHD close the connection instead of reading the rest.
+            // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body
+            // announced as too large before a byte of it is read; answering early also makes MHD close the
+            // connection instead of reading the rest.
+            let host = header(connection, "Host")
+            switch allowedHosts.check(host, httpVersion: String(cString: version)) {
+            case .allowed: break
+            case .missing: return respond(connection, method: method, path: path, .hostMissing)
+            case .refused:
+                logger.info(
+                    "Status request for another host refused",
+                    metadata: [
+                        "http.host": "\(printable(host ?? ""))", "status.client": "\(clientAddress(connection))",
+                    ])
+                return respond(connection, method: method, path: path, .misdirected)
+            }
             if let length = header(connection, "Content-Length"), (Int(length) ?? Int.max) > Self.maxBodyBytes {
                 return respond(connection, method: method, path: path, .contentTooLarge)
             }
@@ -64,7 +86,7 @@ final class RequestHandler: Sendable {
     private func answer(
         _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>
     ) -> Response {
-        if let password, !isAuthorized(connection, password: password) { return .unauthorized }
+        if let password, let refusal = checkPassword(connection, password: password) { return refusal }
         let isRead = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
         if strcmp(path, "/api/sync") == 0 {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
@@ -91,14 +113,51 @@ final class RequestHandler: Sendable {
         return isRead ? page : .methodNotAllowed(allow: "GET, HEAD")
     }
 
+    /// nil when the request carries the right password; else the answer: 401 to ask for it, 429 while its client
+    /// is locked out for guessing (``PasswordAttempts``). Each wrong password is logged with the client's address,
+    /// never with what was tried.
+    private func checkPassword(_ connection: OpaquePointer, password: [UInt8]) -> Response? {
+        let client = clientAddress(connection)
+        let now = clock()
+        if let wait = attempts.withLock({ $0.wait(for: client, now: now) }) {
+            return .tooManyRequests(retryAfterSeconds: Self.seconds(wait))
+        }
+        switch isAuthorized(connection, password: password) {
+        case true:
+            attempts.withLock { $0.succeeded(client) }
+            return nil
+        case false:
+            let (failures, lockout) = attempts.withLock { $0.failed(client, now: now) }
+            var metadata: Logger.Metadata = ["status.client": "\(client)", "status.failures": "\(failures)"]
+            if let lockout { metadata["status.retry_after"] = "\(Self.seconds(lockout))s" }
+            logger.notice(
+                lockout == nil ? "Wrong status page password" : "Wrong status page password: client locked out",
+                metadata: metadata)
+            return .unauthorized
+        case nil:
+            return .unauthorized
+        }
+    }
+
+    /// Milliseconds as whole seconds for `Retry-After`, rounded up: a client that waits what we said gets in.
+    private static func seconds(_ millis: Int64) -> Int64 {
+        (millis + 999) / 1_000
+    }
+
+    /// The client's IP address, as logged and as the password attempts are counted.
+    private func clientAddress(_ connection: OpaquePointer) -> String {
+        cmhd_client_address(connection).flatMap { numericText($0) } ?? "unknown"
+    }
+
     /// HTTP Basic authentication (RFC 7617) with any user name: the box has one password, and asking people to
-    /// remember a user name as well would only add a way to get it wrong.
-    private func isAuthorized(_ connection: OpaquePointer, password expected: [UInt8]) -> Bool {
+    /// remember a user name as well would only add a way to get it wrong. nil when the request has no Basic
+    /// credentials at all (a browser's first request, before it asks): that is no guess.
+    private func isAuthorized(_ connection: OpaquePointer, password expected: [UInt8]) -> Bool? {
         var given: UnsafeMutablePointer<CChar>?
         // > @return NULL if no username could be found, a pointer to the username if found, free using MHD_free().
-        guard let user = MHD_basic_auth_get_username_password(connection, &given) else { return false }
+        guard let user = MHD_basic_auth_get_username_password(connection, &given) else { return nil }
         MHD_free(user)
-        guard let given else { return false }
+        guard let given else { return nil }
         defer {
             // Do not leave the password in freed heap memory.
             memset(given, 0, strlen(given))

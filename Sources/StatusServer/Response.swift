@@ -8,6 +8,12 @@ enum Response {
     case metrics
     case syncRequested
     case unauthorized
+    /// The client sent too many wrong passwords: it may try again after this many seconds.
+    case tooManyRequests(retryAfterSeconds: Int64)
+    /// An HTTP/1.1 request without `Host`.
+    case hostMissing
+    /// A `Host` the box does not answer to (DNS rebinding, or a name to add to `allowed_hosts`).
+    case misdirected
     case forbidden
     case notFound
     case methodNotAllowed(allow: String)
@@ -28,6 +34,9 @@ enum Response {
         case .page, .json, .metrics: UInt32(MHD_HTTP_OK)
         case .syncRequested: UInt32(MHD_HTTP_ACCEPTED)
         case .unauthorized: UInt32(MHD_HTTP_UNAUTHORIZED)
+        case .tooManyRequests: UInt32(MHD_HTTP_TOO_MANY_REQUESTS)
+        case .hostMissing: UInt32(MHD_HTTP_BAD_REQUEST)
+        case .misdirected: UInt32(MHD_HTTP_MISDIRECTED_REQUEST)
         case .forbidden: UInt32(MHD_HTTP_FORBIDDEN)
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
@@ -61,7 +70,8 @@ enum Response {
             body = ByteWriter(capacity: 32)
             body.raw("{\"requested\":true}\n")
             contentType = "application/json"
-        case .unauthorized, .forbidden, .notFound, .methodNotAllowed, .contentTooLarge:
+        case .unauthorized, .tooManyRequests, .hostMissing, .misdirected, .forbidden, .notFound, .methodNotAllowed,
+            .contentTooLarge:
             body = ByteWriter(capacity: 64)
             body.raw(errorText)
             contentType = "text/plain; charset=utf-8"
@@ -88,6 +98,9 @@ enum Response {
         if case .methodNotAllowed(let allow) = self {
             added = added && MHD_add_response_header(response, "Allow", allow) == .YES
         }
+        if case .tooManyRequests(let seconds) = self {
+            added = added && MHD_add_response_header(response, "Retry-After", "\(seconds)") == .YES
+        }
         // Out of memory in MHD: closing the connection is all that is left.
         guard added else { return .NO }
         if case .unauthorized = self {
@@ -100,6 +113,12 @@ enum Response {
     private var errorText: String {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
+        case .tooManyRequests(let seconds):
+            "Too many wrong passwords from this address; try again in \(seconds) seconds.\n"
+        case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
+        case .misdirected:
+            "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "
+                + "to allowed_hosts under [status] in the configuration.\n"
         case .forbidden: "Refused: the request came from another web site. Use the button on the status page.\n"
         case .notFound: "Not found. The status page is at /, its data at /api/status and /metrics.\n"
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"

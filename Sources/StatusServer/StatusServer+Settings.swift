@@ -9,6 +9,11 @@ extension StatusServer {
         public var port: UInt16
         /// When set, every request needs it through HTTP Basic authentication, with any user name.
         public var password: String?
+        /// Host names and IP addresses the page answers to besides its own (`localhost`, `contactbox.local`, the
+        /// machine's host name and `<name>.local`, its interfaces' addresses, `host` unless a wildcard): a name
+        /// in DNS or a router's address that forwards to the box. Any other `Host` gets 421 (DNS rebinding).
+        /// Compared without letter case or a trailing dot; the port of a request is not compared.
+        public var allowedHosts: [String]
         /// Connections open at once; MHD closes any beyond this as soon as it accepts them.
         public var maxConnections: Int
         /// Connections open at once from one IP address, so that one misbehaving device cannot take them all;
@@ -25,12 +30,13 @@ extension StatusServer {
         static let connectionMemoryBytes = 32 * 1024
 
         public init(
-            host: String = "127.0.0.1", port: UInt16 = 8080, password: String? = nil, maxConnections: Int = 16,
-            maxConnectionsPerClient: Int? = 8, connectionTimeoutSeconds: Int = 10
+            host: String = "127.0.0.1", port: UInt16 = 8080, password: String? = nil, allowedHosts: [String] = [],
+            maxConnections: Int = 16, maxConnectionsPerClient: Int? = 8, connectionTimeoutSeconds: Int = 10
         ) {
             self.host = host
             self.port = port
             self.password = password
+            self.allowedHosts = allowedHosts
             self.maxConnections = maxConnections
             self.maxConnectionsPerClient = maxConnectionsPerClient
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
@@ -38,7 +44,8 @@ extension StatusServer {
 
         /// Never the password itself: settings end up in logs.
         public var description: String {
-            "host \(host), port \(port), password \(password == nil ? "none" : "set"), at most \(maxConnections) "
+            "host \(host), port \(port), password \(password == nil ? "none" : "set"), "
+                + "allowed hosts \(allowedHosts.isEmpty ? "own only" : allowedHosts.joined(separator: " ")), at most \(maxConnections) "
                 + "connections (\(maxConnectionsPerClient.map { "\($0)" } ?? "any number") per client), "
                 + "\(connectionTimeoutSeconds) s timeout"
         }
@@ -60,6 +67,11 @@ extension StatusServer {
             guard (1...3600).contains(connectionTimeoutSeconds) else {
                 throw invalid(
                     "the connection timeout must be between 1 and 3600 seconds, not \(connectionTimeoutSeconds)")
+            }
+            for allowed in allowedHosts where RequestGuard.normalizedHost(allowed) == nil {
+                throw invalid(
+                    "allowed host \"\(allowed)\" is not a host name or an IP address (write it without a port or "
+                        + "scheme, such as \"contactbox.example.org\" or \"192.168.1.20\")")
             }
             if let password {
                 // An empty password would look protected and not be; a line break can never be typed at the prompt.

@@ -24,13 +24,29 @@ public final class StatusServer: Sendable {
     private let daemon: Mutex<DaemonHandle?>
 
     /// Starts listening on `settings.host` and `settings.port`.
-    public init(
+    public convenience init(
         settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
+        syncNow: @escaping @Sendable () -> Void, logger: Logger
+    ) throws(StatusServerError) {
+        try self.init(
+            settings: settings, clock: monotonicMilliseconds, systemHosts: AllowedHosts.readSystemHosts,
+            snapshot: snapshot, syncNow: syncNow, logger: logger)
+    }
+
+    /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
+    /// `systemHosts` gives the host names and interface addresses. Tests replace both.
+    init(
+        settings: Settings, clock: @escaping @Sendable () -> Int64,
+        systemHosts: @escaping @Sendable () -> Set<String>, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let socket = try ListenSocket.open(host: settings.host, port: settings.port)
-        let handler = RequestHandler(password: settings.password, snapshot: snapshot, syncNow: syncNow, logger: logger)
+        let allowedHosts = AllowedHosts(
+            configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
+        let handler = RequestHandler(
+            password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
+            syncNow: syncNow, logger: logger)
         // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
         // so MHD never uses the pointer after the handler is gone.
         let context = Unmanaged.passUnretained(handler).toOpaque()
@@ -39,12 +55,12 @@ public final class StatusServer: Sendable {
         // MHD_USE_ERROR_LOG: MHD would write to stderr behind the logger's back.
         let started = cmhd_start_daemon(
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue, socket.descriptor,
-            { context, connection, url, method, _, _, uploadSize, requestState in
-                guard let context, let connection, let url, let method, let uploadSize, let requestState else {
-                    return .NO
-                }
+            { context, connection, url, method, version, _, uploadSize, requestState in
+                guard let context, let connection, let url, let method, let version, let uploadSize, let requestState
+                else { return .NO }
                 return Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().handle(
-                    connection, path: url, method: method, uploadSize: uploadSize, requestState: requestState)
+                    connection, path: url, method: method, version: version, uploadSize: uploadSize,
+                    requestState: requestState)
             },
             context, UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
             UInt32(settings.connectionTimeoutSeconds), Settings.connectionMemoryBytes)
@@ -76,6 +92,13 @@ public final class StatusServer: Sendable {
     deinit {
         stop()
     }
+}
+
+/// CLOCK_MONOTONIC in milliseconds: lockouts must not end because someone set the wall clock.
+@Sendable private func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
 }
 
 /// The `struct MHD_Daemon *`. Sendable so the server's lock can hold it: `stop()` takes it out exactly once, and

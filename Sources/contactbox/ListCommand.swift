@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import ContactStore
+import SafeText
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +18,8 @@ struct ListCommand: ParsableCommand {
         var listed = 0
         do {
             try contacts.forEachContact(search: search) { contact in
-                print(Terminal.printable("\(contact.displayName)\t\(contact.uid)"))
+                // Each field on its own: a tab in a name is escaped too, so it cannot make a second column.
+                print(printable(contact.displayName) + "\t" + printable(contact.uid))
                 listed += 1
             }
         } catch {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import ContactStore
+import SafeText
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,6 +25,6 @@ struct ShowCommand: ParsableCommand {
             Terminal.error("no contact with UID \(uid)")
             throw Exit.findings
         }
-        print(Terminal.printable(contact.vcard, keepingLineBreaks: true), terminator: "")
+        print(printable(contact.vcard, keepingLayout: true), terminator: "")
     }
 }

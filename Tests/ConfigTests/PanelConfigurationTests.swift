@@ -151,6 +151,47 @@ struct PanelConfigurationTests {
         #expect(inline.allSatisfy { !$0.contains("hunter2") })
     }
 
+    @Test("allowed_hosts: names and addresses the page also answers to, kept as written")
+    func allowedHosts() throws {
+        let configuration = try Configuration.parse(
+            text: makeText(
+                appending:
+                    "[status]\nallowed_hosts = [\"Contacts.Example.org.\", \"192.168.1.1\", \"[fd00::1]\", \"fd00::2\"]"
+            ), path: file)
+        #expect(configuration.status.allowedHosts == ["Contacts.Example.org.", "192.168.1.1", "[fd00::1]", "fd00::2"])
+        #expect(try Configuration.parse(text: validText, path: file).status.allowedHosts.isEmpty)
+    }
+
+    @Test(
+        "allowed_hosts of the wrong type, or an entry that is no host, is refused with a clear message",
+        arguments: [
+            (
+                "\"box.example.org\"",
+                "allowed_hosts must be a list of host names in quotes, such as "
+                    + "[\"contacts.example.org\"] (found \"box.example.org\")"
+            ),
+            (
+                "[1, 2]",
+                "allowed_hosts must be a list of host names in quotes, such as [\"contacts.example.org\"] "
+                    + "(found a list)"
+            ),
+            ("[\"\"]", "allowed_hosts: an entry is empty"),
+            (
+                "[\"box:8080\"]",
+                "allowed_hosts: write the host without a port: the port is not compared (found \"box:8080\")"
+            ),
+            ("[\"[::1]:8080\"]", "allowed_hosts: write the host without a port"),
+            ("[\"http://box\"]", "allowed_hosts: write host names only, without a scheme or path"),
+            ("[\"*.example.org\"]", "allowed_hosts: wildcards are not supported: list each name"),
+            ("[\"my box\"]", "allowed_hosts: not a host name or an IP address"),
+            ("[\"box..example\"]", "allowed_hosts: not a host name or an IP address"),
+        ])
+    func badAllowedHosts(value: String, problem: String) {
+        let found = problems(makeText(appending: "[status]\nallowed_hosts = \(value)"))
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.hasPrefix("\(file):24: [status] \(problem)") == true, "\(found)")
+    }
+
     @Test("check-config reads the board file: a missing board is named with the boards there are")
     func boardResourceProblems() throws {
         let unknown = try Configuration.parse(

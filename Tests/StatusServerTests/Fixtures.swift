@@ -1,7 +1,8 @@
 import Logging
-import StatusServer
 import Synchronization
 import TestSupport
+
+@testable import StatusServer
 
 /// A remote name as hostile as a configuration file or a server could make it: quotes, a line break, markup.
 let hostileName = "Work \"Team\"\n<script>alert(1)</script> & co"
@@ -81,16 +82,30 @@ struct RecordingLogHandler: LogHandler {
     }
 }
 
-/// A server on 127.0.0.1 and a free port, serving `snapshot`.
+/// A monotonic clock that moves only when a test says so.
+final class ManualClock: Sendable {
+    private let millis = Mutex<Int64>(1_000_000)
+
+    var now: Int64 { millis.withLock { $0 } }
+
+    func advance(_ step: Int64) {
+        millis.withLock { $0 += step }
+    }
+}
+
+/// A server on 127.0.0.1 and a free port, serving `snapshot`. The machine's own names and addresses are
+/// `systemHosts` (by default the loopback addresses and the host name "box").
 func makeServer(
-    snapshot: StatusSnapshot = makeSnapshot(), password: String? = nil, recorder: SyncRecorder = SyncRecorder(),
-    records: LogRecords = LogRecords()
+    snapshot: StatusSnapshot = makeSnapshot(), password: String? = nil, allowedHosts: [String] = [],
+    recorder: SyncRecorder = SyncRecorder(), records: LogRecords = LogRecords(), clock: ManualClock = ManualClock(),
+    systemHosts: @escaping @Sendable () -> Set<String> = { ["127.0.0.1", "::1", "box", "box.local"] }
 ) throws -> StatusServer {
     var logger = Logger(label: "StatusServerTests") { _ in RecordingLogHandler(records: records) }
     logger.logLevel = .debug
     return try StatusServer(
-        settings: StatusServer.Settings(host: "127.0.0.1", port: 0, password: password),
-        snapshot: { snapshot }, syncNow: { recorder.record() }, logger: logger)
+        settings: StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, allowedHosts: allowedHosts),
+        clock: { clock.now }, systemHosts: systemHosts, snapshot: { snapshot }, syncNow: { recorder.record() },
+        logger: logger)
 }
 
 /// `GET path` on `server`.

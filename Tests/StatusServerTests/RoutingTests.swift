@@ -72,8 +72,8 @@ struct RoutingTests {
     @Test("Connections stay open between requests (HTTP keep-alive)")
     func keepAlive() throws {
         let server = try makeServer()
-        let request = "GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n"
-        let closing = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let request = "GET /api/status HTTP/1.1\r\nHost: localhost\r\n\r\n"
+        let closing = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
         let answer = try HTTPTestClient.exchange(port: server.port, bytes: Array((request + request + closing).utf8))
         let text = String(decoding: answer, as: UTF8.self)
         #expect(text.split(separator: "HTTP/1.1 200 OK", omittingEmptySubsequences: true).count == 3)

@@ -1,3 +1,4 @@
+import SafeText
 import Testing
 
 @testable import StatusServer
@@ -53,26 +54,38 @@ struct StatusJSONTests {
         #expect(attention["advice"] == .string("Check the app password of icloud"))
     }
 
-    @Test("A remote name with quotes, a line break and markup is escaped, and decodes back to itself")
+    @Test("Quotes and markup are JSON-escaped and decode back; control characters arrive shown as \\u{..}")
     func escapedName() throws {
         let body = render(makeSnapshot())
-        #expect(body.contains(#""name":"Work \"Team\"\n<script>alert(1)</script> & co""#))
-        #expect(body.contains(#""message":"Server said \"no\"\tthen\u0001<b>bold</b>""#))
+        #expect(body.contains(#""name":"Work \"Team\"\\u{A}<script>alert(1)</script> & co""#))
+        #expect(body.contains(#""message":"Server said \"no\"\\u{9}then\\u{1}<b>bold</b>""#))
         let json = try TestJSON.parse(body)
-        #expect(json["remotes"]?[1]?["name"] == .string(hostileName))
-        #expect(json["remotes"]?[1]?["message"] == .string("Server said \"no\"\tthen\u{1}<b>bold</b>"))
+        #expect(json["remotes"]?[1]?["name"] == .string("Work \"Team\"\\u{A}<script>alert(1)</script> & co"))
+        #expect(json["remotes"]?[1]?["message"] == .string("Server said \"no\"\\u{9}then\\u{1}<b>bold</b>"))
     }
 
-    @Test("Every control character, the quote and the backslash are escaped as RFC 8259 requires")
+    @Test("An event with ESC, a line break, C1, a separator and a bidi override: no such character in the JSON")
+    func escapedEvent() throws {
+        var snapshot = makeSnapshot()
+        snapshot.events = [.init(time: 1, level: "error", message: "Card \u{1B}[2J\n<3>x\u{9B}\u{2028}\u{202E}gpj")]
+        let body = render(snapshot)
+        #expect(!body.unicodeScalars.contains { isUnprintable($0) && $0 != "\n" })
+        #expect(body.hasSuffix("\n") && body.filter { $0 == "\n" }.count == 1)
+        let json = try TestJSON.parse(body)
+        #expect(json["events"]?[0]?["message"] == .string(#"Card \u{1B}[2J\u{A}<3>x\u{9B}\u{2028}\u{202E}gpj"#))
+    }
+
+    @Test("The JSON encoder itself escapes every control character, the quote and the backslash (RFC 8259)")
     func controlCharacters() throws {
         var text = String(String.UnicodeScalarView((0..<0x20).map { Unicode.Scalar(UInt8($0)) }))
         text += "\"\\/ é 😀 \u{7F}"
         var writer = ByteWriter(capacity: 256)
-        writer.jsonString(text)
+        writer.jsonEncoded(text)
         #expect(!writer.bytes.contains { $0 < 0x20 })
         let encoded = String(decoding: writer.bytes, as: UTF8.self)
         #expect(encoded.hasPrefix(#""\u0000\u0001"#))
         #expect(encoded.contains(#"\b\t\n\u000b\f\r"#))
+        #expect(encoded.contains(#"\u001b"#))
         #expect(encoded.contains(#"\u001f\"\\/ é 😀"#))
         #expect(try TestJSON.parse(encoded) == .string(text))
     }

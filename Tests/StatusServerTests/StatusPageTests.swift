@@ -1,3 +1,4 @@
+import SafeText
 import Testing
 
 @testable import StatusServer
@@ -38,13 +39,23 @@ struct StatusPageTests {
     @Test("Every piece of text from the snapshot is HTML-escaped")
     func escaping() throws {
         let page = render(makeSnapshot())
-        #expect(page.contains("Work &quot;Team&quot;\n&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"))
+        #expect(page.contains("Work &quot;Team&quot;\\u{A}&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"))
         #expect(!page.contains("<script>alert"))
-        #expect(page.contains("Server said &quot;no&quot;\tthen\u{1}&lt;b&gt;bold&lt;/b&gt;"))
+        #expect(page.contains("Server said &quot;no&quot;\\u{9}then\\u{1}&lt;b&gt;bold&lt;/b&gt;"))
         #expect(page.contains("Sync of &lt;i&gt;work&lt;/i&gt; failed"))
         #expect(!page.contains("<b>bold") && !page.contains("<i>work"))
         // Exactly one script element: the page's own.
         #expect(page.split(separator: "<script", omittingEmptySubsequences: false).count == 2)
+    }
+
+    @Test("Control characters in an event, a message or a name are shown as \\u{..}, never put in the page")
+    func controlCharacters() throws {
+        var snapshot = makeSnapshot()
+        snapshot.events = [.init(time: 1, level: "error", message: "Card \u{1B}[2J\u{7F}\u{85}\u{2029}\u{2066}x")]
+        let page = render(snapshot)
+        #expect(page.contains(#"<span class="message">Card \u{1B}[2J\u{7F}\u{85}\u{2029}\u{2066}x</span>"#))
+        // Only the page's own line breaks and indentation remain.
+        #expect(!page.unicodeScalars.contains { isUnprintable($0) && $0 != "\n" })
     }
 
     @Test("Markup in state, LED and version fields cannot leave their attribute or element")

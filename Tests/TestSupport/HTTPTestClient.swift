@@ -25,21 +25,37 @@ public struct HTTPTestFailure: Error, CustomStringConvertible {
 /// what goes over the wire, with no library in between.
 public enum HTTPTestClient {
     public static func request(
-        port: UInt16, method: String = "GET", path: String, headers: [(String, String)] = [], body: String = ""
+        port: UInt16, method: String = "GET", path: String, headers: [(String, String)] = [], body: String = "",
+        from source: String? = nil
     ) throws -> HTTPTestResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.utf8.count)\r\n" }
-        let answer = try exchange(port: port, bytes: Array((head + "\r\n" + body).utf8))
+        let answer = try exchange(port: port, bytes: Array((head + "\r\n" + body).utf8), from: source)
         return try parse(answer)
     }
 
     /// Sends `bytes` as they are, then reads until the server closes the connection. A reset after the answer
-    /// counts as the end of it: a server refusing a request may close before reading all of it.
-    public static func exchange(port: UInt16, bytes: [UInt8]) throws -> [UInt8] {
+    /// counts as the end of it: a server refusing a request may close before reading all of it. `source`, another
+    /// loopback address such as 127.0.0.2 (all of 127.0.0.0/8 is this machine's), makes the request come from
+    /// another client as the server sees it.
+    public static func exchange(port: UInt16, bytes: [UInt8], from source: String? = nil) throws -> [UInt8] {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HTTPTestFailure(description: "socket: errno \(errno)") }
         defer { close(descriptor) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
+                throw HTTPTestFailure(description: "not an IPv4 address: \(source)")
+            }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else { throw HTTPTestFailure(description: "bind to \(source): errno \(errno)") }
+        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -1,0 +1,126 @@
+import TestSupport
+import Testing
+
+@testable import StatusServer
+
+@Suite("Password guesses are limited per client")
+struct PasswordLimitTests {
+    static let password = "correct horse: battery"
+
+    @Test("Five wrong passwords are free, then lockouts of 1 s, 2 s, 4 s ... up to 15 min")
+    func growingDelay() {
+        var attempts = PasswordAttempts()
+        var now: Int64 = 0
+        for failure in 1...4 {
+            #expect(attempts.wait(for: "10.0.0.5", now: now) == nil)
+            #expect(attempts.failed("10.0.0.5", now: now) == (failure, nil))
+            now += 10
+        }
+        var expected: Int64 = 1_000
+        for failure in 5...20 {
+            #expect(attempts.wait(for: "10.0.0.5", now: now) == nil)
+            #expect(attempts.failed("10.0.0.5", now: now) == (failure, expected))
+            #expect(attempts.wait(for: "10.0.0.5", now: now) == expected)
+            #expect(attempts.wait(for: "10.0.0.5", now: now + expected - 1) == 1)
+            now += expected
+            expected = min(expected * 2, PasswordAttempts.maxDelayMillis)
+        }
+        #expect(expected == 15 * 60 * 1_000)
+    }
+
+    @Test("Success forgets the client; so does an hour without failures; other clients are not affected")
+    func resets() {
+        var attempts = PasswordAttempts()
+        for _ in 1...6 { _ = attempts.failed("a", now: 0) }
+        #expect(attempts.wait(for: "a", now: 0) != nil)
+        #expect(attempts.wait(for: "b", now: 0) == nil)
+        attempts.succeeded("a")
+        #expect(attempts.wait(for: "a", now: 0) == nil)
+        #expect(attempts.failed("a", now: 0) == (1, nil))
+
+        let hour = PasswordAttempts.forgetMillis
+        for _ in 1...20 { _ = attempts.failed("c", now: 0) }
+        // Just under an hour after the last failure, the count stands, and the wait is at its cap.
+        #expect(attempts.failed("c", now: hour - 1) == (21, PasswordAttempts.maxDelayMillis))
+        #expect(attempts.wait(for: "c", now: 2 * hour - 2) == nil)
+        #expect(attempts.failed("c", now: 2 * hour - 1) == (1, nil))
+    }
+
+    @Test("At most 256 clients are remembered; the one that failed longest ago makes way")
+    func boundedTable() {
+        var attempts = PasswordAttempts()
+        for _ in 1...5 { _ = attempts.failed("first", now: 0) }
+        for index in 1...1_000 { _ = attempts.failed("10.0.\(index / 256).\(index % 256)", now: Int64(index)) }
+        #expect(attempts.count == PasswordAttempts.maxClients)
+        #expect(attempts.wait(for: "first", now: 1_000) == nil)
+        #expect(attempts.wait(for: "10.0.3.232", now: 1_000) == nil)
+        #expect(attempts.failed("10.0.3.232", now: 1_001).failures == 2)
+    }
+
+    private func status(
+        _ server: StatusServer, password: String?, from source: String = "127.0.0.1"
+    ) throws -> HTTPTestResponse {
+        let headers = password.map { [("Authorization", HTTPTestClient.basicAuthorization(user: "me", password: $0))] }
+        return try HTTPTestClient.request(port: server.port, path: "/api/status", headers: headers ?? [], from: source)
+    }
+
+    @Test("Over the wire: locked out with 429 and Retry-After, the right password too, until the clock moves")
+    func lockoutOverTheWire() throws {
+        let clock = ManualClock()
+        let records = LogRecords()
+        let recorder = SyncRecorder()
+        let server = try makeServer(password: Self.password, recorder: recorder, records: records, clock: clock)
+        for _ in 1...5 { #expect(try status(server, password: "guess").status == 401) }
+
+        let locked = try status(server, password: "guess")
+        #expect(locked.status == 429)
+        #expect(locked.header("Retry-After") == "1")
+        #expect(locked.header("WWW-Authenticate") == nil)
+        #expect(!locked.body.contains("812"))
+        // The right password does not open a locked door, nor does a sync request.
+        #expect(try status(server, password: Self.password).status == 429)
+        let sync = try HTTPTestClient.request(
+            port: server.port, method: "POST", path: "/api/sync",
+            headers: [("Authorization", HTTPTestClient.basicAuthorization(user: "", password: Self.password))])
+        #expect(sync.status == 429)
+        #expect(recorder.count == 0)
+        // Another client (127.0.0.2 is this machine too) is not affected.
+        #expect(try status(server, password: Self.password, from: "127.0.0.2").status == 200)
+
+        clock.advance(999)
+        #expect(try status(server, password: Self.password).status == 429)
+        clock.advance(1)
+        // The sixth wrong password doubles the wait.
+        #expect(try status(server, password: "guess").status == 401)
+        #expect(try status(server, password: Self.password).header("Retry-After") == "2")
+        clock.advance(2_000)
+        #expect(try status(server, password: Self.password).status == 200)
+        // Success forgets the failures: the next wrong one is the first again.
+        #expect(try status(server, password: "guess").status == 401)
+        #expect(try status(server, password: Self.password).status == 200)
+    }
+
+    @Test("Each wrong password is logged at notice with the client, never with the password")
+    func logged() throws {
+        let records = LogRecords()
+        let server = try makeServer(password: Self.password, records: records)
+        for _ in 1...5 { _ = try status(server, password: "hunter2-guess") }
+        _ = try status(server, password: nil)
+        let notices = records.lines.filter { $0.hasPrefix("notice ") }
+        #expect(notices.count == 5)
+        #expect(notices[0] == "notice Wrong status page password status.client=127.0.0.1 status.failures=1")
+        #expect(
+            notices[4]
+                == "notice Wrong status page password: client locked out status.client=127.0.0.1 status.failures=5 "
+                + "status.retry_after=1s")
+        let log = records.lines.joined(separator: "\n")
+        for secret in ["hunter2", Self.password, "Authorization", "Basic "] { #expect(!log.contains(secret)) }
+    }
+
+    @Test("A request without credentials is no guess: a browser's first visit never counts")
+    func noCredentialsNoCount() throws {
+        let server = try makeServer(password: Self.password)
+        for _ in 1...20 { #expect(try status(server, password: nil).status == 401) }
+        #expect(try status(server, password: Self.password).status == 200)
+    }
+}

@@ -99,7 +99,7 @@ public final class SyncPass {
                 maxDeleteShare: settings.maxDeleteShare, confirmDeletions: request.confirmDeletions)
             options.fullCheck = request.fullCheck
             options.shouldStop = shouldStop
-            report = try engine.sync(opened.book, kind: opened.kind, url: opened.url, options: options) { progress in
+            report = try engine.sync(opened.book, remote: opened.remote, options: options) { progress in
                 self.board.update {
                     $0.state = .syncing(
                         ApplianceState.SyncActivity(

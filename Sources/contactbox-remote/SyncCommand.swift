@@ -76,7 +76,7 @@ struct SyncCommand: ParsableCommand {
             maxDeleteShare: settings.maxDeleteShare, confirmDeletions: confirmDeletions, dryRun: dryRun)
         let report: SyncReport
         do {
-            report = try engine.sync(opened.book, kind: opened.kind, url: opened.url, options: options) { progress in
+            report = try engine.sync(opened.book, remote: opened.remote, options: options) { progress in
                 bar.update(label: "\(remote.name): \(progress.phase)", done: progress.done, total: progress.total)
             }
         } catch {

@@ -11,7 +11,7 @@ enum RemoteState {
 }
 
 /// Planning: what the store knows of one item, the `Planner`'s decision on it, and the steps that carry the decision
-/// out. Nothing here writes; the executor (`SyncSession+Execute.swift`) does.
+/// out. Nothing here writes to either side; the executor (`SyncSession+Execute.swift`) does.
 extension SyncSession {
     /// The steps for one item the remote added or changed: the same path for an item listed and for one fetched
     /// again after a 412.

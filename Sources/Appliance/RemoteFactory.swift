@@ -5,13 +5,10 @@ import HTTP
 import Logging
 import Sync
 
-/// A configured remote, opened: the address book to sync and what the engine records about it.
+/// A configured remote, opened: the address book to sync and the store's row for it (created on first use).
 public struct OpenedRemote {
     public var book: AddressBook
-    public var kind: Remote.Kind
-    public var url: String
-    /// The HTTP client behind a CardDAV remote, for request counts; nil for a folder.
-    public var http: HTTPClient?
+    public var remote: Remote
 }
 
 /// Builds address books from the configuration. Discovery runs once per remote and is remembered in the store, so
@@ -33,8 +30,8 @@ public struct RemoteFactory {
         switch configuration.kind {
         case .vdir(let folder, let createFolder):
             let book = try VdirAddressBook(name: configuration.name, folder: folder, createIfMissing: createFolder)
-            try prepareRemote(configuration.name, kind: .vdir, url: folder)
-            return OpenedRemote(book: book, kind: .vdir, url: folder, http: nil)
+            let remote = try prepareRemote(configuration.name, kind: .vdir, url: folder)
+            return OpenedRemote(book: book, remote: remote)
         case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
             let http = try Self.makeHTTPClient(
                 username: username, password: try password.read(), auth: auth, caFile: caFile, caPath: caPath,
@@ -55,7 +52,7 @@ public struct RemoteFactory {
             let book = CardDAVAddressBook(
                 name: configuration.name, book: info, client: client, retry: retry,
                 concurrency: remote.writeConcurrency ?? concurrency, maxConcurrency: concurrency, logger: logger)
-            return OpenedRemote(book: book, kind: .carddav, url: url, http: http)
+            return OpenedRemote(book: book, remote: remote)
         }
     }
 
@@ -81,7 +78,6 @@ public struct RemoteFactory {
     }
 
     /// The remote's row, created on first use; a changed URL or folder resets what was known about the old one.
-    @discardableResult
     private func prepareRemote(_ name: String, kind: Remote.Kind, url: String) throws -> Remote {
         guard let remote = try store.remote(named: name) else {
             return try store.addRemote(name: name, kind: kind, url: url)

@@ -58,7 +58,6 @@ public final class SyncPass {
         _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
     ) -> Result {
         let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
-        let engine = SyncEngine(store: store, logger: logger)
         var worst = Result(state: .idle, schedule: .done)
         let remotes = configuration.remotes
         do {
@@ -67,8 +66,7 @@ public final class SyncPass {
                 if shouldStop() { return false }
                 board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
                 let outcome = sync(
-                    remote, configuration.sync, request: request, factory: factory, engine: engine,
-                    shouldStop: shouldStop)
+                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop)
                 if outcome.state.severity > worst.state.severity { worst = outcome }
                 return outcome.state == .idle && !shouldStop()
             }
@@ -87,19 +85,16 @@ public final class SyncPass {
     /// One remote: the state it leaves the appliance in, and when to try again.
     private func sync(
         _ remote: RemoteConfiguration, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
-        engine: SyncEngine, shouldStop: @escaping @Sendable () -> Bool
+        shouldStop: @escaping @Sendable () -> Bool
     ) -> Result {
         var logger = logger
         logger[metadataKey: "remote.name"] = "\(remote.name)"
         let report: SyncReport
         do {
-            let opened = try factory.open(remote)
-            var options = SyncOptions(
-                policy: ConflictPolicy(rawValue: remote.conflictPolicy.rawValue) ?? .newest,
-                maxDeleteShare: settings.maxDeleteShare, confirmDeletions: request.confirmDeletions)
-            options.fullCheck = request.fullCheck
-            options.shouldStop = shouldStop
-            report = try engine.sync(opened.book, kind: opened.kind, url: opened.url, options: options) { progress in
+            report = try factory.sync(
+                remote, settings, confirmDeletions: request.confirmDeletions, fullCheck: request.fullCheck,
+                shouldStop: shouldStop
+            ) { progress in
                 self.board.update {
                     $0.state = .syncing(
                         ApplianceState.SyncActivity(
@@ -167,7 +162,7 @@ public final class SyncPass {
                 return Result(state: .needsAttention(.login, reason: reason), schedule: .done)
             case .unavailable where !isOnline():
                 return Result(state: .offline, schedule: .retryLater)
-            default:
+            case .unavailable, .notFound, .malformed, .invalidSyncToken, .preconditionFailed, .rejected, nil:
                 let reason = "\(remote) could not be synced: \(message)"
                 return Result(state: .needsAttention(.unreachable, reason: reason), schedule: .retryLater)
             }

@@ -30,3 +30,13 @@ extension AddressBook {
         }
     }
 }
+
+extension RemoteWrite {
+    /// Where the write goes on `book`.
+    func href(in book: AddressBook) -> String {
+        switch self {
+        case .create(let card): book.hrefForNew(card)
+        case .update(let href, _, _), .delete(let href, _): href
+        }
+    }
+}

@@ -12,14 +12,13 @@ public final class SyncEngine {
         self.logger = logger
     }
 
-    /// Syncs one remote. Errors of single items are counted in the report; a failure that stops the run (the
-    /// remote unreachable, a wrong password) ends it with outcome `.failed` and the reason in `message`. Only the
-    /// store itself failing throws.
+    /// Syncs `book` with the store; `remote` is the store's row for it, as read just before (its sync token and
+    /// watermark say where this run starts). Errors of single items are counted in the report; a failure that
+    /// stops the run (the remote unreachable, a wrong password) ends it with outcome `.failed` and the reason in
+    /// `message`. Only the store itself failing throws.
     public func sync(
-        _ book: AddressBook, kind: Remote.Kind, url: String, options: SyncOptions,
-        progress: ((SyncProgress) -> Void)? = nil
+        _ book: AddressBook, remote: Remote, options: SyncOptions, progress: ((SyncProgress) -> Void)? = nil
     ) throws -> SyncReport {
-        let remote = try store.remote(named: book.name) ?? store.addRemote(name: book.name, kind: kind, url: url)
         _ = try store.markUnfinishedSyncRunsInterrupted()  // a run cut off by a kill or power loss
         let runID = options.dryRun ? nil : try store.beginSyncRun(remoteID: remote.id)
         var logger = self.logger

@@ -2,9 +2,10 @@ import ContactStore
 import Logging
 import VCard
 
-/// One run against one remote: collect the remote's changes, then settle the items it changed, the items it
-/// removed, and the local changes it has not seen, each in chunks of at most 100 whose store changes commit in
-/// one transaction with the new saved state.
+/// One run against one remote, read like the `Planner` it serves: list the remote's changes into the store, then
+/// for the items it changed, the items it removed, and the local changes it has not seen, in chunks of at most 100:
+/// plan each item (`SyncSession+Plan.swift`: steps, no writes), execute the chunk's steps and commit its store
+/// changes in one transaction (`SyncSession+Execute.swift`).
 final class SyncSession {
     let store: ContactStore
     let book: AddressBook
@@ -15,16 +16,12 @@ final class SyncSession {
     var report: SyncReport
     /// Deletions are held for confirmation in this run (the remote suddenly looks empty, or too many would go).
     var holdDeletions = false
-    /// Store changes of the current chunk, committed together once its remote writes are done.
-    var pending: [() throws -> Void] = []
-    /// Remote writes of the current chunk, carried out together (concurrently where the remote can).
-    var writes: [(write: RemoteWrite, completion: (Result<RemoteEntry?, RemoteError>) throws -> Void)] = []
     /// UIDs re-planned after a 412 in this run: a second 412 is an error, never a loop.
     var replanned: Set<String> = []
     /// UIDs whose change did not reach the remote in this run (an error, or a held deletion): the local watermark
     /// must stay below them so that the next run tries again.
     var unsettled: Set<String> = []
-    /// Items fetched in the current chunk, by UID: their saved state is committed only with the chunk, and two
+    /// Items planned in the current chunk, by UID: their saved state is committed only with the chunk, and two
     /// cards with one UID in one chunk must still be told apart.
     var chunkItems: [String: RemoteItemState] = [:]
 
@@ -139,8 +136,9 @@ final class SyncSession {
                 case .failure(let error): report.recordError("\(book.name): \(error.message)")
                 }
             }
-            for card in cards { try settleFetched(card) }
-            try commitChunk()
+            var steps: [SyncStep] = []
+            for card in cards { steps += try plan(fetched: card) }
+            try execute(steps)
             done += page.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
         }
@@ -153,11 +151,12 @@ final class SyncSession {
             let page = try store.listing(removed: true, after: after)
             guard let last = page.last else { return }
             after = last.href
+            var steps: [SyncStep] = []
             for entry in page {
                 guard let base = try store.remoteItem(remoteID: remote.id, href: entry.href) else { continue }
-                try settle(uid: base.uid, base: base, local: try store.contact(uid: base.uid), remote: .removed)
+                steps += try plan(uid: base.uid, base: base, local: try store.contact(uid: base.uid), remote: .removed)
             }
-            try commitChunk()
+            try execute(steps)
         }
     }
 
@@ -170,12 +169,13 @@ final class SyncSession {
             let page = try store.localChanges(remoteID: remote.id, after: cursor, upTo: upper)
             guard let last = page.last else { break }
             cursor = last.contact.changeSeq
+            var steps: [SyncStep] = []
             for change in page {
                 // The remote's own changes were settled above, so its side is as the base says (or absent).
                 let remoteSide: RemoteState = change.base == nil ? .removed : .unchangedSinceBase
-                try settle(uid: change.contact.uid, base: change.base, local: change.contact, remote: remoteSide)
+                steps += try plan(uid: change.contact.uid, base: change.base, local: change.contact, remote: remoteSide)
             }
-            try commitChunk()
+            try execute(steps)
             if firstUnsettled == nil, let first = page.first(where: { unsettled.contains($0.contact.uid) }) {
                 firstUnsettled = first.contact.changeSeq
             }
@@ -189,42 +189,9 @@ final class SyncSession {
         }
     }
 
-    /// Carries out the chunk's remote writes, then commits its store changes in one transaction. A failure that
-    /// stops the run (unreachable, unauthorised) still commits what was written before it, so that nothing is
-    /// written twice next time.
-    func commitChunk() throws {
-        var stop: RemoteError?
-        while !writes.isEmpty, stop == nil {
-            let batch = writes
-            writes.removeAll()
-            let results =
-                options.dryRun
-                ? batch.map { .success(RemoteEntry(href: $0.write.href(in: book), etag: "")) }
-                : book.perform(batch.map(\.write))
-            for (item, result) in zip(batch, results) {
-                if case .failure(let error) = result, error.stopsTheRun {
-                    stop = stop ?? error
-                    continue
-                }
-                try item.completion(result)
-            }
-        }
-        writes.removeAll()
-        chunkItems.removeAll(keepingCapacity: true)
-        let work = pending
-        pending.removeAll()
-        if !options.dryRun, !work.isEmpty {
-            try store.transaction {
-                for step in work { try step() }
-            }
-        }
-        if let stop { throw stop }
-        try checkStop()
-    }
-
     /// Ends the run between chunks when the daemon is stopping: everything committed so far stays, the token and
     /// the watermark do not move, and the next run picks up from there.
-    private func checkStop() throws {
+    func checkStop() throws {
         if options.shouldStop?() == true { throw SyncStopped() }
     }
 }

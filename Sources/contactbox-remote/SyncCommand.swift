@@ -46,45 +46,37 @@ struct SyncCommand: ParsableCommand {
         let store = try StoreOptions(db: db ?? configuration.storePath).open()
         let logger = LogSetup.makeLogger()
         let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(contactboxVersion)")
-        let engine = SyncEngine(store: store, logger: logger)
         var exit = ExitCode.success
         try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
-            let code = try sync(remotes[index], configuration.sync, factory: factory, engine: engine)
+            let code = sync(remotes[index], configuration.sync, factory: factory)
             exit = Self.worse(exit, code)
             return code == .success || code == Exit.findings
         }
         if exit != .success { throw exit }
     }
 
-    private func sync(
-        _ remote: RemoteConfiguration, _ settings: SyncSettings, factory: RemoteFactory, engine: SyncEngine
-    ) throws -> ExitCode {
+    /// One remote through the path the daemon takes too (`RemoteFactory.sync`): the code its result exits with.
+    private func sync(_ remote: RemoteConfiguration, _ settings: SyncSettings, factory: RemoteFactory) -> ExitCode {
         let started = monotonicMillis()
-        let opened: OpenedRemote
+        var bar = ProgressBar(remote.name, total: 0)
+        let report: SyncReport
         do {
-            opened = try factory.open(remote)
+            defer { bar.finish() }
+            report = try factory.sync(
+                remote, settings, confirmDeletions: confirmDeletions, dryRun: dryRun,
+                progress: { progress in
+                    bar.update(label: "\(remote.name): \(progress.phase)", done: progress.done, total: progress.total)
+                })
         } catch let error as RemoteError {
             Terminal.error("\(remote.name): \(error.message)")
             return Self.exitCode(for: error)
         } catch let error as ConfigurationError {
             Terminal.error(error.description)
             return Exit.configError
-        }
-        var bar = ProgressBar(remote.name, total: 0)
-        let options = SyncOptions(
-            policy: ConflictPolicy(rawValue: remote.conflictPolicy.rawValue) ?? .newest,
-            maxDeleteShare: settings.maxDeleteShare, confirmDeletions: confirmDeletions, dryRun: dryRun)
-        let report: SyncReport
-        do {
-            report = try engine.sync(opened.book, kind: opened.kind, url: opened.url, options: options) { progress in
-                bar.update(label: "\(remote.name): \(progress.phase)", done: progress.done, total: progress.total)
-            }
         } catch {
-            bar.finish()
             Terminal.error("\(remote.name): the store failed: \(error)")
             return Exit.ioError
         }
-        bar.finish()
         let seconds = Double(monotonicMillis() - started) / 1000
         print(Self.summary(report, seconds: seconds, dryRun: dryRun))
         for line in report.errors { Terminal.note("  \(line)") }
@@ -124,7 +116,7 @@ struct SyncCommand: ParsableCommand {
         case .unauthorized: Exit.noPermission
         case .malformed: Exit.protocolError
         case .notFound: Exit.findings
-        default: Exit.temporaryFailure
+        case .unavailable, .invalidSyncToken, .preconditionFailed, .rejected: Exit.temporaryFailure
         }
     }
 

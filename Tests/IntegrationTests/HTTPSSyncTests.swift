@@ -40,7 +40,7 @@ struct HTTPSSyncTests {
         }
 
         func sync(_ book: CardDAVAddressBook) throws -> SyncReport {
-            try engine.sync(book, kind: .carddav, url: server.addressBookURL(), options: SyncOptions())
+            try engine.sync(book, remote: store.row(for: book, url: server.addressBookURL()), options: SyncOptions())
         }
 
         /// What the server holds, read from Radicale's storage folder: file name → card text.

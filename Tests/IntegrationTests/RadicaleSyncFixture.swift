@@ -37,7 +37,8 @@ final class RadicaleSyncFixture {
 
     @discardableResult
     func sync(_ options: SyncOptions = SyncOptions(), book: AddressBook? = nil) throws -> SyncReport {
-        try engine.sync(book ?? self.book, kind: .carddav, url: server.addressBookURL(), options: options)
+        let book = book ?? self.book
+        return try engine.sync(book, remote: store.row(for: book, url: server.addressBookURL()), options: options)
     }
 
     /// What the server holds, read straight over HTTP (not through the code under test): uid → card.

@@ -42,7 +42,8 @@ struct ServerCorpusTests {
 
         let second = try fixture.secondBox()
         let down = try second.engine.sync(
-            second.book, kind: .carddav, url: fixture.server.addressBookURL, options: SyncOptions())
+            second.book, remote: second.store.row(for: second.book, url: fixture.server.addressBookURL),
+            options: SyncOptions())
         #expect(down.counts.downloaded == cards.count)
         let first = try fixture.localContents()
         let other = try ServerSyncFixture.contents(of: second.store)

@@ -59,7 +59,7 @@ final class ServerSyncFixture {
 
     @discardableResult
     func sync(_ options: SyncOptions = SyncOptions()) throws -> SyncReport {
-        try engine.sync(book, kind: .carddav, url: server.addressBookURL, options: options)
+        try engine.sync(book, remote: store.row(for: book, url: server.addressBookURL), options: options)
     }
 
     /// The requests the client made so far.

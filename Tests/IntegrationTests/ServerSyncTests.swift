@@ -80,7 +80,8 @@ struct ServerSyncTests {
         // A second box downloading the whole book gets exactly the first box's contacts.
         let second = try fixture.secondBox()
         let download = try second.engine.sync(
-            second.book, kind: .carddav, url: fixture.server.addressBookURL, options: SyncOptions())
+            second.book, remote: second.store.row(for: second.book, url: fixture.server.addressBookURL),
+            options: SyncOptions())
         #expect(download.counts.downloaded == 2 * count)
         let secondContents = try ServerSyncFixture.contents(of: second.store)
         // Cyrus serves 3.0 unless the client asks for 4.0, and its 3.6 turns a 4.0 PHOTO data: URI into a bare
@@ -325,7 +326,8 @@ struct ServerSyncTests {
 
         let second = try fixture.secondBox()
         let download = try second.engine.sync(
-            second.book, kind: .carddav, url: fixture.server.addressBookURL, options: SyncOptions())
+            second.book, remote: second.store.row(for: second.book, url: fixture.server.addressBookURL),
+            options: SyncOptions())
         #expect(download.counts.downloaded == 1)
         let copy = try #require(try second.store.contact(uid: "big-photo"))
         #expect(copy.hash == big.contentHash)

@@ -34,8 +34,8 @@ final class SyncFixture {
     }
 
     @discardableResult
-    func sync(_ book: FakeAddressBook, _ options: SyncOptions = SyncOptions()) throws -> SyncReport {
-        try engine.sync(book, kind: .carddav, url: "fake://\(book.name)", options: options)
+    func sync(_ book: AddressBook, _ options: SyncOptions = SyncOptions()) throws -> SyncReport {
+        try engine.sync(book, remote: store.row(for: book), options: options)
     }
 
     /// Live contacts as uid → content hash.

@@ -73,7 +73,8 @@ struct HostileServerTests {
         let book = CardDAVAddressBook(
             name: "hostile", book: info, client: CardDAVClient(transport: server, logger: Logger(label: "test")),
             retry: .immediate())
-        let report = try fixture.engine.sync(book, kind: .carddav, url: info.url, options: SyncOptions())
+        let report = try fixture.engine.sync(
+            book, remote: fixture.store.row(for: book, url: info.url), options: SyncOptions())
         #expect(report.outcome == .ok)
         #expect(report.counts.downloaded == 1)
         #expect(report.counts.uploaded == 1)

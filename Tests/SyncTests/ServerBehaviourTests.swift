@@ -187,7 +187,8 @@ struct OpaqueItemTests {
         let nas = try VdirAddressBook(name: "nas", folder: folder.path, createIfMissing: false)
         let bytes: [UInt8] = Array("BEGIN:VCARD\r\nUID:latin\r\nFN:Ren".utf8) + [0xE9] + Array("e\r\n".utf8)
         #expect(FileManager.default.createFile(atPath: folder.path + "/latin.vcf", contents: Data(bytes)))
-        let report = try fixture.engine.sync(nas, kind: .vdir, url: folder.path, options: SyncOptions())
+        let report = try fixture.engine.sync(
+            nas, remote: fixture.store.row(for: nas, kind: .vdir, url: folder.path), options: SyncOptions())
         #expect(report.counts.downloaded == 1)
         #expect(report.counts.errors == 0)
         let stored = try #require(try fixture.store.contact(uid: "latin"))

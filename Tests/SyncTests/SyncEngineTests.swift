@@ -139,6 +139,43 @@ struct SyncEngineTests {
         #expect(try fixture.localContents() == book.contents)
     }
 
+    @Test("a 412 on a deletion re-plans the item: the edit made on the remote meanwhile comes down instead")
+    func preconditionFailureOnDeleteReplans() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        book.put(cardText("d", "Dana"), at: "d.vcf")
+        try fixture.sync(book)
+        try fixture.store.delete(uid: "d", reason: "deleted here")
+        // Another client edits the card between our listing and our deletion.
+        book.beforeNextWrite["d.vcf"] = { book.put(cardText("d", "Dana", note: "remote edit"), at: "d.vcf") }
+        let report = try fixture.sync(book)
+        #expect(report.counts.errors == 0, "\(report.errors)")
+        #expect(report.counts.deleted == 0)
+        #expect(report.counts.downloaded == 1)
+        #expect(book.cards["d.vcf"]?.first("NOTE")?.text == "remote edit")
+        #expect(try fixture.store.contact(uid: "d")?.deleted == false)
+        #expect(try fixture.localContents() == book.contents)
+    }
+
+    @Test("an item that meets a 412 again after its re-plan is an error of its own, and is sent again next run")
+    func secondPreconditionFailureIsAnError() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        book.put(cardText("m", "Mia"), at: "m.vcf")
+        try fixture.sync(book)
+        try fixture.store.upsert(try makeCard("m", "Mia", note: "local"), reason: "edit")
+        book.refuse["m.vcf"] = RemoteError(.preconditionFailed, "m.vcf changed")
+        let report = try fixture.sync(book)
+        #expect(report.outcome == .ok)
+        #expect(report.counts.errors == 1)
+        #expect(book.calls["update"] == 2, "the upload and the upload re-planned after its 412, no more")
+        book.refuse.removeAll()
+        let next = try fixture.sync(book)
+        #expect(next.counts.updated == 1)
+        #expect(book.cards["m.vcf"]?.first("NOTE")?.text == "local")
+        #expect(try fixture.localContents() == book.contents)
+    }
+
     @Test("a remote that goes down mid-run fails the run; the next run completes with no duplicate")
     func interruptedRunResumes() throws {
         let fixture = try SyncFixture()

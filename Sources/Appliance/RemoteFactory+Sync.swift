@@ -1,0 +1,36 @@
+import Config
+import ContactStore
+import Sync
+
+extension RemoteFactory {
+    /// Syncs one configured remote: opens it, runs the engine with the remote's own settings, and returns what the
+    /// run did. The one path that `contactbox sync` and the daemon's pass share, so that they cannot drift apart.
+    /// A failure that stops the run is in the report; opening the remote throws (`RemoteError` from discovery,
+    /// `ConfigurationError` for an unreadable password file), and so does the store failing.
+    public func sync(
+        _ remote: RemoteConfiguration, _ settings: SyncSettings, confirmDeletions: Bool, dryRun: Bool = false,
+        fullCheck: Bool = false, shouldStop: (@Sendable () -> Bool)? = nil,
+        progress: ((SyncProgress) -> Void)? = nil
+    ) throws -> SyncReport {
+        let opened = try open(remote)
+        var options = SyncOptions(
+            policy: ConflictPolicy(remote.conflictPolicy), maxDeleteShare: settings.maxDeleteShare,
+            confirmDeletions: confirmDeletions, dryRun: dryRun)
+        options.fullCheck = fullCheck
+        options.shouldStop = shouldStop
+        let engine = SyncEngine(store: store, logger: logger)
+        return try engine.sync(opened.book, remote: opened.remote, options: options, progress: progress)
+    }
+}
+
+extension ConflictPolicy {
+    /// The configured policy (Config knows nothing of Sync, so it has an enum of its own): a case added to one
+    /// fails to compile here until it is mapped.
+    init(_ setting: RemoteConfiguration.ConflictPolicy) {
+        switch setting {
+        case .newest: self = .newest
+        case .local: self = .local
+        case .remote: self = .remote
+        }
+    }
+}

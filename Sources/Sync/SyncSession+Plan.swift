@@ -1,0 +1,170 @@
+import ContactStore
+import Glibc
+import VCard
+
+/// The remote's side of one item, as far as this run knows.
+enum RemoteState {
+    case fetched(RemoteCard)
+    case removed
+    /// Not listed as changed: still as the base says.
+    case unchangedSinceBase
+}
+
+/// Planning: what the store knows of one item, the `Planner`'s decision on it, and the steps that carry the decision
+/// out. Nothing here writes to either side; the executor (`SyncSession+Execute.swift`) does.
+extension SyncSession {
+    /// The steps for one item the remote added or changed: the same path for an item listed and for one fetched
+    /// again after a 412.
+    func plan(fetched: RemoteCard) throws -> [SyncStep] {
+        if let why = fetched.unreadable {
+            report.recordNote("\(book.name): \(fetched.href) cannot be read (\(why)); kept as it is, as unreadable")
+        }
+        var fetched = fetched
+        var steps: [SyncStep] = []
+        if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != fetched.uid {
+            if previous.uid == RemoteCard.duplicateUID(fetched.uid, href: fetched.href) {
+                fetched = fetched.withUID(previous.uid)  // a second card with a taken UID, kept apart before
+            } else {
+                // The item at this place now carries another identity: the old one has left the remote.
+                steps += try plan(
+                    uid: previous.uid, base: previous, local: try store.contact(uid: previous.uid), remote: .removed)
+            }
+        }
+        let uid = fetched.uid
+        var base = try store.remoteItem(remoteID: remote.id, uid: uid)
+        if base == nil, let seen = chunkItems[uid] {
+            base = seen  // planned earlier in this chunk, not committed yet
+        }
+        if let known = base, known.href != fetched.href {
+            if try store.listingHasRemoval(known.href) {
+                base?.href = fetched.href  // moved on the server
+            } else {
+                return try steps + planDuplicate(fetched, of: known)
+            }
+        }
+        chunkItems[uid] = RemoteItemState(
+            remoteID: remote.id, uid: uid, href: fetched.href, etag: fetched.etag, hash: fetched.hash)
+        return try steps + plan(uid: uid, base: base, local: try store.contact(uid: uid), remote: .fetched(fetched))
+    }
+
+    /// Two hrefs, one UID: merged only when the second holds exactly what is synced already; otherwise the second
+    /// is kept as a contact of its own, under an identity derived from its UID and place.
+    private func planDuplicate(_ fetched: RemoteCard, of known: RemoteItemState) throws -> [SyncStep] {
+        guard fetched.hash == known.hash else {
+            let copy = fetched.withUID(RemoteCard.duplicateUID(fetched.uid, href: fetched.href))
+            report.recordNote(
+                "\(book.name): UID \(known.uid) is at two places, \(known.href) and \(fetched.href), with different"
+                    + " content; the second is kept as a contact of its own (UID \(copy.uid))")
+            return try plan(fetched: copy)
+        }
+        logger.info("Merging a duplicate on the remote", metadata: ["sync.href": "\(fetched.href)"])
+        return [.remote(.deleteDuplicate(href: fetched.href, etag: fetched.etag))]
+    }
+
+    /// The steps for one item: the `Planner` decides from the base and both sides.
+    func plan(
+        uid: String, base: RemoteItemState?, local: StoredContact?, remote remoteState: RemoteState
+    ) throws -> [SyncStep] {
+        let localCard = LazyCard(local)
+        var mine: Planner.Side = .absent
+        if let local, !local.deleted { mine = .present(Planner.Version(hash: local.hash)) }
+        var theirs: Planner.Side
+        switch remoteState {
+        case .fetched(let fetched): theirs = .present(Planner.Version(hash: fetched.hash))
+        case .removed: theirs = .absent
+        case .unchangedSinceBase: theirs = .unchanged
+        }
+        if options.policy == .newest, case .present(var myVersion) = mine, case .fetched(let fetched) = remoteState,
+            case .present(var theirVersion) = theirs, myVersion.hash != theirVersion.hash
+        {
+            myVersion.rev = localCard.card?.first("REV")?.value
+            theirVersion.rev = fetched.card.first("REV")?.value
+            mine = .present(myVersion)
+            theirs = .present(theirVersion)
+        }
+        let decision = Planner.decide(
+            base: base.map { Planner.Base(hash: $0.hash) }, local: mine, remote: theirs, policy: options.policy,
+            localTime: local.map { Self.revText(milliseconds: $0.changedAt) })
+        return try steps(for: decision, uid: uid, base: base, local: local, localCard: localCard, remote: remoteState)
+    }
+
+    private func steps(
+        for decision: Planner.Decision, uid: String, base: RemoteItemState?, local: StoredContact?,
+        localCard: LazyCard, remote remoteState: RemoteState
+    ) throws -> [SyncStep] {
+        let fetched: RemoteCard?
+        if case .fetched(let card) = remoteState { fetched = card } else { fetched = nil }
+        switch decision {
+        case .nothing:
+            return []
+        case .markSynced:
+            guard let fetched else { return [] }
+            return [.markSynced(fetched)]
+        case .download:
+            guard let fetched else { return [] }
+            return [.download(fetched, reason: "replaced by \(book.name)", isNew: local?.deleted ?? true)]
+        case .upload:
+            return try upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
+        case .deleteLocal:
+            guard !holdDeletions else { return [] }  // the remote's removal is seen again next run
+            return [.deleteLocal(uid: uid)]
+        case .deleteRemote:
+            guard !holdDeletions, let base else {
+                unsettled.insert(uid)
+                return []
+            }
+            return [.remote(.delete(uid: uid, href: base.href, etag: base.etag ?? ""))]
+        case .forget:
+            return [.forget(uid: uid)]
+        case .conflict(let winner):
+            report.counts.conflicts += 1
+            let reason = "conflict-lost:\(book.name)"
+            guard let fetched else { return [] }
+            switch winner {
+            case .remote:
+                return [.download(fetched, reason: reason, isNew: local?.deleted ?? true)]
+            case .local:
+                return try [.keepInHistory(fetched, reason: reason)]
+                    + upload(uid: uid, localCard: localCard, base: base, remote: remoteState)
+            }
+        }
+    }
+
+    /// Sends the local version: an update where the remote has the item, a create (If-None-Match: *) otherwise.
+    private func upload(
+        uid: String, localCard: LazyCard, base: RemoteItemState?, remote remoteState: RemoteState
+    ) throws -> [SyncStep] {
+        guard let card = localCard.card, let hash = localCard.stored?.hash else {
+            unsettled.insert(uid)
+            report.recordError("\(book.name): the stored card \(uid) cannot be read back; run `contactbox check`")
+            return []
+        }
+        let refusal = try store.refusal(remoteID: remote.id, uid: uid)
+        if refusal?.hash == hash {
+            // Refused before in this very version: reported then; sent again when the contact changes.
+            unsettled.insert(uid)
+            report.stillRefused += 1
+            return []
+        }
+        let target: RemoteEntry?
+        switch remoteState {
+        case .fetched(let fetched): target = RemoteEntry(href: fetched.href, etag: fetched.etag)
+        case .unchangedSinceBase: target = base.map { RemoteEntry(href: $0.href, etag: $0.etag ?? "") }
+        case .removed: target = nil
+        }
+        let upload = Upload(
+            uid: uid, card: card.converted(toVersion: book.writeVersion), target: target, hash: hash,
+            hadRefusal: refusal != nil)
+        return [.remote(.upload(upload))]
+    }
+
+    /// Unix milliseconds as REV-comparable UTC digits (`YYYYMMDDhhmmss`).
+    static func revText(milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)" + two(parts.tm_mon + 1) + two(parts.tm_mday) + two(parts.tm_hour)
+            + two(parts.tm_min) + two(parts.tm_sec)
+    }
+}

@@ -1,7 +1,8 @@
 /// Makes a multistatus body that says it is UTF-8 fit for libxml2, which stops the whole document at the first
 /// byte that is not UTF-8 (a fatal error): one damaged card would cost the whole listing. Each ill-formed sequence
-/// (Unicode 3.9, "maximal subpart"), and each control character or noncharacter XML forbids, becomes U+FFFD, and
-/// where it went is remembered, so that the parser can mark the one response it fell in as damaged: a card whose
+/// (Unicode 3.9, "maximal subpart"), and each control character or noncharacter XML forbids, becomes U+FFFD; a
+/// character reference to one (`&#x0B;`, as a serializer may write a vertical tab from Outlook) becomes
+/// `&#xFFFD;`. Where each replacement went is remembered, so that the parser can mark the one response it fell in as damaged: a card whose
 /// bytes were changed is never taken as good data.
 ///
 /// Streaming and bounded: a sequence cut by a chunk boundary waits (at most 3 bytes) for the next chunk.
@@ -60,6 +61,21 @@ struct UTF8Repair {
         output.reserveCapacity(input.count)
         var index = 0
         while index < input.count {
+            if input[index] == UInt8(ascii: "&") {
+                switch Self.reference(input, at: index) {
+                case .incomplete where !final:
+                    pending = Array(input[index...])
+                    index = input.count
+                    continue
+                case .invalid(let length):
+                    damage.append(offset + output.count)
+                    output += Array("&#xFFFD;".utf8)
+                    index += length
+                    continue
+                default:
+                    break  // an entity, a good reference, or no reference at all: libxml2 judges it
+                }
+            }
             switch Self.sequence(input, at: index) {
             case .valid(let length):
                 output += input[index..<index + length]
@@ -122,6 +138,49 @@ struct UTF8Repair {
         // U+FFFE and U+FFFF are no XML characters either.
         if first == 0xEF, bytes[index + 1] == 0xBF, bytes[index + 2] >= 0xBE { return .invalid(3) }
         return .valid(length)
+    }
+
+    /// A character reference at `index` (which holds `&`): `.invalid` with its length when it names a character
+    /// XML 1.0 does not allow (libxml2 stops the document there too), `.incomplete` when the bytes end inside one.
+    static func reference(_ bytes: [UInt8], at index: Int) -> Sequence {
+        var position = index + 1
+        guard position < bytes.count else { return .incomplete }
+        guard bytes[position] == UInt8(ascii: "#") else { return .valid(1) }
+        position += 1
+        guard position < bytes.count else { return .incomplete }
+        let hex = bytes[position] == UInt8(ascii: "x")
+        if hex { position += 1 }
+        var value = 0
+        var digits = 0
+        while position < bytes.count, digits <= 8 {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: ";") {
+                guard digits > 0 else { return .valid(1) }
+                return isXMLCharacter(value) ? .valid(1) : .invalid(position + 1 - index)
+            }
+            guard let digit = digitValue(byte, hex: hex) else { return .valid(1) }
+            value = value * (hex ? 16 : 10) + digit
+            digits += 1
+            position += 1
+        }
+        return digits > 8 ? .valid(1) : .incomplete
+    }
+
+    private static func digitValue(_ byte: UInt8, hex: Bool) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where hex: Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where hex: Int(byte - UInt8(ascii: "A")) + 10
+        default: nil
+        }
+    }
+
+    /// XML 1.0 `Char`.
+    private static func isXMLCharacter(_ value: Int) -> Bool {
+        switch value {
+        case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+        default: false
+        }
     }
 
     /// Whether the start of a document says it is not UTF-8: a UTF-16 or UTF-32 byte order, or an XML declaration

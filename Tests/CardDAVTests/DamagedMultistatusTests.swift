@@ -48,9 +48,15 @@ struct DamagedMultistatusTests {
             Self.response(Array("/b/4.vcf".utf8), etag: [0x22, 0xC3, 0x22]),
             Self.response(Array("/b/5.vcf".utf8), card: Self.card(Array("Fünf \u{FFFD}".utf8))),
             Self.response(Array("/b/6.vcf".utf8), card: Self.card([0x53, 0x01, 0x78])),
+            Self.response(Array("/b/7.vcf".utf8), card: Self.card(Array("Vertical&#x0B;Tab &#1;".utf8))),
+            Self.response(Array("/b/8.vcf".utf8), card: Self.card(Array("Good &#xE9; &#233; &amp; &#x1F600;".utf8))),
         ])
         let responses = try Self.parse(body, chunk: chunk)
-        #expect(responses.map(\.damaged) == [[], ["address-data"], ["href"], ["getetag"], [], ["address-data"]])
+        #expect(
+            responses.map(\.damaged) == [
+                [], ["address-data"], ["href"], ["getetag"], [], ["address-data"], ["address-data"], [],
+            ])
+        #expect(responses[7].properties.addressData?.contains("Good é é & 😀") == true)
         #expect(responses[0].properties.addressData?.contains("FN:One") == true)
         #expect(responses[1].href == "/b/2.vcf")
         // A U+FFFD the server really sent is no damage.
@@ -90,6 +96,12 @@ struct DamagedMultistatusTests {
             #expect(repaired(head + [0xED, 0xA0, 0x80], chunk: chunk) == (head + fffd + fffd + fffd, 3))
             #expect(repaired(head + [0xEF, 0xBF, 0xBE, 0x00], chunk: chunk) == (head + fffd + fffd, 2))
             #expect(repaired(head + [0xF0, 0x9F, 0x98], chunk: chunk) == (head + fffd, 1))
+            let entity = Array("&#xFFFD;".utf8)
+            #expect(
+                repaired(head + Array("a&#x0b;b&#0;&#65;&amp;".utf8), chunk: chunk)
+                    == (head + Array("a".utf8) + entity + Array("b".utf8) + entity + Array("&#65;&amp;".utf8), 2))
+            #expect(
+                repaired(head + Array("&#xD800;&#12".utf8), chunk: chunk) == (head + entity + Array("&#12".utf8), 1))
         }
     }
 

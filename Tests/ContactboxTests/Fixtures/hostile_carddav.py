@@ -7,6 +7,7 @@ it listens. The book holds good1.vcf and good2.vcf plus what the scenario (the f
   bad-utf8-card   bad.vcf's address-data holds bytes that are not UTF-8 (its GET answers the same bytes)
   bad-utf8-href   one more member whose href holds bytes that are not UTF-8
   bad-utf8-etag   bad.vcf's ETag holds bytes that are not UTF-8
+  control-charref bad.vcf's FN holds a vertical tab, which its address-data writes as &#x0B; (as libxml2 would)
   crlf-etag       bad.vcf's ETag holds CR LF and a header after them, as character references
   entities        every multistatus declares and uses an XML entity
   deep            every multistatus is nested 10,000 elements deep
@@ -39,13 +40,15 @@ elif SCENARIO == "bad-utf8-href":
     ITEMS[b"/book/bad\xff.vcf"] = [b'"b1"', card("bad", "Bad Href")]
 elif SCENARIO == "bad-utf8-etag":
     ITEMS[b"/book/bad.vcf"] = [b'"b\xff1"', card("bad", "Bad ETag")]
+elif SCENARIO == "control-charref":
+    ITEMS[b"/book/bad.vcf"] = [b'"b1"', card("bad", "Vertical\x0bTab")]
 elif SCENARIO == "crlf-etag":
     ITEMS[b"/book/bad.vcf"] = [b'"b1&#13;&#10;X-Injected: yes"', card("bad", "Bad ETag")]
 TOKEN = [1]
 
 
 def escaped(data):
-    return data.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+    return data.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;").replace(b"\x0b", b"&#x0B;")
 
 
 def multistatus(responses, token=False):

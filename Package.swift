@@ -115,7 +115,9 @@ let package = Package(
             dependencies: ["Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport"]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
-        .testTarget(name: "ContactboxTests", dependencies: ["contactbox", "contactbox-remote", "TestSupport"]),
+        .testTarget(
+            name: "ContactboxTests", dependencies: ["contactbox", "contactbox-remote", "TestSupport"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,20 @@ public struct StoreOptions: ParsableArguments {
         return Self.installedPath
     }
 
+    /// Opens the store for a command that only reads it: read-only when the file exists (`ContactStore(readingOnly:)`,
+    /// so a store on a read-only mount can be read); a store that does not exist yet is created as by `open()`, so
+    /// that a reading command on a fresh box shows an empty store. A failure is one line on stderr and exit 74.
+    public func openForReading() throws -> ContactStore {
+        let path = self.path
+        guard access(path, F_OK) == 0 else { return try open() }
+        do {
+            return try ContactStore(readingOnly: path)
+        } catch {
+            Terminal.error("cannot read the store \(path): \(error)")
+            throw Exit.ioError
+        }
+    }
+
     /// Opens the store, creating its folder first; a failure is one line on stderr and exit 74.
     public func open() throws -> ContactStore {
         let path = self.path

@@ -14,6 +14,9 @@ extension CardDAVClient {
     public func discover(_ url: String) throws -> [AddressBookInfo] {
         var homeSets: [String] = []
         var principal: String?
+        // A broken answer from the URL itself (a DTD, bytes nested too deep, a compressed body) is what went wrong
+        // when the well-known URL leads nowhere either: "no address book found" would hide it.
+        var brokenAnswer: CardDAVError?
         for (index, candidate) in [url, DAVURL.resolve("/.well-known/carddav", against: url)].enumerated() {
             let found: (url: String, response: MultistatusResponse)?
             do {
@@ -22,7 +25,10 @@ extension CardDAVClient {
                 logger.debug(
                     "carddav discovery: the URL itself is not a collection",
                     metadata: ["carddav.book": "\(DAVURL.path(of: url))"])
+                if error.kind == .malformedResponse, error.status == nil { brokenAnswer = error }
                 continue
+            } catch let error as CardDAVError where Self.worthTheWellKnownURL(error) {
+                throw brokenAnswer ?? error
             }
             guard let (base, response) = found else { continue }
             let properties = response.properties
@@ -41,6 +47,7 @@ extension CardDAVClient {
                 } ?? [], to: url)
         }
         guard !homeSets.isEmpty else {
+            if let brokenAnswer { throw brokenAnswer }
             throw CardDAVError(.notFound, "no CardDAV address book found at \(DAVURL.path(of: url))")
         }
         var books: [AddressBookInfo] = []

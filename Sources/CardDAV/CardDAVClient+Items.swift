@@ -12,6 +12,7 @@ extension CardDAVClient {
     /// Uploads a vCard. `ifMatch` (an ETag exactly as received) replaces only that version; `ifNoneMatchAny`
     /// creates only if nothing is there. Both failing give `.preconditionFailed`.
     public func put(url: String, vcard: String, ifMatch: String?, ifNoneMatchAny: Bool) throws -> PutResult {
+        try Self.checkIfMatch(ifMatch, method: "PUT", url: url)
         var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
         if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
         if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
@@ -22,7 +23,18 @@ extension CardDAVClient {
         guard (200..<300).contains(response.status) else {
             throw failure(response, method: "PUT", url: url, body: body[...])
         }
-        return PutResult(status: response.status, etag: response.header("ETag"))
+        return PutResult(status: response.status, etag: Self.usableETag(response))
+    }
+
+    /// An ETag header that can be sent back; nil (asked for again, or unknown) for one that cannot (`DAVETag`).
+    static func usableETag(_ response: HTTPResponse) -> String? {
+        response.header("ETag").flatMap { DAVETag.problem($0) == nil ? $0 : nil }
+    }
+
+    /// Never sends an `If-Match` that would break the request's headers: that write fails alone instead.
+    static func checkIfMatch(_ etag: String?, method: String, url: String) throws(CardDAVError) {
+        guard let etag, let problem = DAVETag.problem(etag) else { return }
+        throw CardDAVError(.rejected(status: 0), "\(method) \(DAVURL.path(of: url)): not sent: \(problem)")
     }
 
     /// One write of a batch: a PUT (with its preconditions) or a DELETE.
@@ -37,6 +49,19 @@ extension CardDAVClient {
     public func perform(_ writes: [Write], maxConcurrent: Int? = nil) throws -> [Result<PutResult, CardDAVError>] {
         var results = [Result<PutResult, CardDAVError>](
             repeating: .failure(CardDAVError(.malformedResponse, "not sent")), count: writes.count)
+        var refused: [Int: CardDAVError] = [:]
+        for (index, write) in writes.enumerated() {
+            let (method, url, ifMatch) =
+                switch write {
+                case .put(let url, _, let ifMatch, _): ("PUT", url, ifMatch)
+                case .delete(let url, let ifMatch): ("DELETE", url, ifMatch)
+                }
+            do {
+                try Self.checkIfMatch(ifMatch, method: method, url: url)
+            } catch {
+                refused[index] = error
+            }
+        }
         let requests = writes.map { write -> HTTPRequest in
             switch write {
             case .put(let url, let vcard, let ifMatch, let ifNoneMatchAny):
@@ -49,12 +74,15 @@ extension CardDAVClient {
                     method: "DELETE", url: url, headers: ifMatch.map { [HTTPHeader("If-Match", $0)] } ?? [])
             }
         }
-        try transport.sendAll(requests, maxBody: Self.errorBodyPrefix, maxConcurrent: maxConcurrent) {
-            index, outcome in
+        let sent = requests.indices.filter { refused[$0] == nil }
+        for (index, error) in refused { results[index] = .failure(error) }
+        try transport.sendAll(sent.map { requests[$0] }, maxBody: Self.errorBodyPrefix, maxConcurrent: maxConcurrent) {
+            position, outcome in
+            let index = sent[position]
             let request = requests[index]
             switch outcome {
             case .success(let (response, _)) where (200..<300).contains(response.status):
-                results[index] = .success(PutResult(status: response.status, etag: response.header("ETag")))
+                results[index] = .success(PutResult(status: response.status, etag: Self.usableETag(response)))
             case .success(let (response, body)):
                 results[index] = .failure(failure(response, method: request.method, url: request.url, body: body[...]))
             case .failure(let error):
@@ -68,6 +96,7 @@ extension CardDAVClient {
 
     /// Deletes an item, only if it is still at `ifMatch` when given.
     public func delete(url: String, ifMatch: String?) throws {
+        try Self.checkIfMatch(ifMatch, method: "DELETE", url: url)
         var headers: [HTTPHeader] = []
         if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
         logger.debug("carddav delete", metadata: ["carddav.href": "\(DAVURL.path(of: url))"])
@@ -80,6 +109,13 @@ extension CardDAVClient {
 
     /// Fetches one item: its ETag (nil when the server sent none) and its text.
     public func get(url: String) throws -> (etag: String?, text: String) {
+        let (etag, bytes) = try getBytes(url: url)
+        return (etag, String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Fetches one item's bytes exactly as sent, for a card that may not be UTF-8; the ETag is nil when the server
+    /// sent none, and a compressed answer (which was not asked for) is refused.
+    public func getBytes(url: String) throws -> (etag: String?, bytes: [UInt8]) {
         let request = HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "text/vcard")])
         let limit = MultistatusParser.Limits.maxAddressDataBytes
         let (response, body, complete) = try exchange(request, keep: limit)
@@ -91,6 +127,12 @@ extension CardDAVClient {
                 .malformedResponse,
                 "GET \(DAVURL.path(of: url)): \(response.status) with a card over \(limit >> 20) MiB")
         }
-        return (response.header("ETag"), String(decoding: body, as: UTF8.self))
+        if let compressed = Self.compression(response, body: body[...]) {
+            throw CardDAVError(.malformedResponse, "GET \(DAVURL.path(of: url)): \(compressed)")
+        }
+        if let etag = response.header("ETag"), let problem = DAVETag.problem(etag) {
+            throw CardDAVError(.malformedResponse, "GET \(DAVURL.path(of: url)): \(problem)")
+        }
+        return (response.header("ETag"), body)
     }
 }

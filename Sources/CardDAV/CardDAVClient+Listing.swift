@@ -26,6 +26,13 @@ extension CardDAVClient {
                     if response.status == 507 { truncated = true }
                     return
                 }
+                if response.damaged.contains("href") {
+                    // Not an href this store can have seen: skipping it loses nothing, and is reported.
+                    if response.status != 404 {
+                        try onChange(.unusable(href: response.href, why: "its href is not UTF-8"))
+                    }
+                    return
+                }
                 switch response.status {
                 case 404?:
                     result.removed += 1
@@ -38,7 +45,7 @@ extension CardDAVClient {
                     let properties = response.properties
                     guard !properties.isCollection else { return }
                     result.changed += 1
-                    try onChange(.changed(href: response.href, etag: properties.etag ?? ""))
+                    try onChange(.changed(href: response.href, etag: Self.listedETag(response)))
                 }
             }
             guard let newToken = summary.syncToken, !newToken.isEmpty else {
@@ -62,8 +69,12 @@ extension CardDAVClient {
     }
 
     /// Every item of a collection with its ETag, from a streamed PROPFIND with depth 1. The collection itself and
-    /// sub-collections are left out; an item listed without an ETag gets "".
-    public func list(bookURL: String, onItem: (_ href: String, _ etag: String) throws -> Void) throws {
+    /// sub-collections are left out; an item listed without a usable ETag gets "". An item whose href is not
+    /// UTF-8 goes to `onUnusable` instead.
+    public func list(
+        bookURL: String, onUnusable: (_ href: String, _ why: String) throws -> Void = { _, _ in },
+        onItem: (_ href: String, _ etag: String) throws -> Void
+    ) throws {
         logger.debug("carddav list", metadata: ["carddav.book": "\(DAVURL.path(of: bookURL))"])
         _ = try multistatus(
             "PROPFIND", bookURL, depth: "1", body: DAVRequestBody.propfind(["D:getetag", "D:resourcetype"])
@@ -72,8 +83,20 @@ extension CardDAVClient {
             if let status = response.status, !(200..<300).contains(status) { return }
             let properties = response.properties
             guard !properties.isCollection else { return }
-            try onItem(response.href, properties.etag ?? "")
+            if response.damaged.contains("href") {
+                try onUnusable(response.href, "its href is not UTF-8")
+            } else {
+                try onItem(response.href, Self.listedETag(response))
+            }
         }
+    }
+
+    /// A listed item's ETag, or "" (unknown: the item is fetched and compared) when there is none, or one that
+    /// was not UTF-8 or cannot be sent back (`DAVETag`). The fetch reports such an item if its ETag stays bad.
+    static func listedETag(_ response: MultistatusResponse) -> String {
+        guard let etag = response.properties.etag, !response.damaged.contains("getetag"), DAVETag.problem(etag) == nil
+        else { return "" }
+        return etag
     }
 
     /// Fetches items with addressbook-multiget (RFC 6352 8.7), streamed: `onItem` gets each one as it is read.
@@ -110,11 +133,19 @@ extension CardDAVClient {
         let outcome: MultigetItem.Outcome
         if let problem = response.problem {
             outcome = .failed(CardDAVError(.malformedResponse, "\(what): \(problem)"))
+        } else if response.damaged.contains("href") {
+            outcome = .failed(CardDAVError(.malformedResponse, "\(what): its href is not UTF-8; skipped"))
         } else if status == 404 || status == 410 {
             outcome = .missing
         } else if !(200..<300).contains(status) {
             let error = CardDAVError.from(status: status, method: "REPORT", url: path, retryAfter: nil, body: [])
             outcome = .failed(CardDAVError(error.kind, "\(what): \(status)"))
+        } else if response.damaged.contains("getetag") {
+            outcome = .failed(CardDAVError(.malformedResponse, "\(what): its ETag is not UTF-8; skipped"))
+        } else if let problem = properties.etag.flatMap(DAVETag.problem) {
+            outcome = .failed(CardDAVError(.malformedResponse, "\(what): \(problem); skipped"))
+        } else if response.damaged.contains("address-data") {
+            outcome = .damaged("its card in the multistatus is not UTF-8")
         } else if let text = properties.addressData {
             outcome = .card(text)
         } else {

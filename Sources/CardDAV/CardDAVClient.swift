@@ -102,6 +102,10 @@ public final class CardDAVClient {
             guard response.status == 207 else {
                 throw failure(response, method: method, url: url, body: prefix[...])
             }
+            let what = "\(method) \(DAVURL.path(of: url)): 207"
+            if let compressed = Self.compression(response, body: prefix[...]) {
+                throw CardDAVError(.malformedResponse, "\(what) with \(compressed)")
+            }
             if parseError == nil {
                 do {
                     try parser.finish()
@@ -110,7 +114,6 @@ public final class CardDAVClient {
                     parseError = error
                 }
             }
-            let what = "\(method) \(DAVURL.path(of: url)): 207"
             if let parseError {
                 throw CardDAVError(
                     .malformedResponse, "\(what) with \((parseError as? CardDAVError)?.message ?? "\(parseError)")")
@@ -150,6 +153,24 @@ public final class CardDAVClient {
             status: response.status, method: method, url: url, retryAfter: response.header("Retry-After"), body: body)
         error.message = transport.redactingSecret(error.message)
         return error
+    }
+
+    /// Why a body cannot be read because it is compressed: ContactBox never asks for compression (Apache's
+    /// mod_deflate then changes ETags, and If-Match fails), so a server that compresses anyway gets a message that
+    /// says so, instead of libxml2's "Document is empty". nil for a body that is not compressed.
+    static func compression(_ response: HTTPResponse, body: ArraySlice<UInt8>) -> String? {
+        if let encoding = response.header("Content-Encoding")?.trimmingSpaces.lowercased(),
+            !encoding.isEmpty, encoding != "identity"
+        {
+            let shown = String(
+                String.UnicodeScalarView(encoding.unicodeScalars.filter { (0x20..<0x7F).contains($0.value) }.prefix(40))
+            )
+            return "a compressed body (Content-Encoding: \(shown)), which was not asked for; not read"
+        }
+        if body.starts(with: [0x1F, 0x8B]) {
+            return "a gzip-compressed body that does not say so (no Content-Encoding); not read"
+        }
+        return nil
     }
 
     private func networkError(_ error: any Error, _ method: String, _ url: String) -> any Error {

@@ -25,11 +25,24 @@ public struct AddressBookInfo: Sendable, Equatable {
 
 /// One change reported by a sync-collection report (RFC 6578).
 public enum SyncChange: Sendable, Hashable {
-    /// A member that is new or changed, with its ETag ("" when the server left it out).
+    /// A member that is new or changed, with its ETag ("" when the server left it out, or sent one that cannot
+    /// be sent back: see `DAVETag`).
     case changed(href: String, etag: String)
     /// A member that was removed (a response with status 404). Radicale also reports long-gone items this way on
     /// a first sync: callers ignore hrefs they never saw.
     case removed(href: String)
+    /// A member that cannot be named: its href held bytes that are not UTF-8 (shown here as U+FFFD). It can be
+    /// neither fetched nor written; `why` says so.
+    case unusable(href: String, why: String)
+}
+
+/// ETags go back to the server exactly as received, in `If-Match`. One with a control character cannot: CR LF
+/// would end the header and start another (header injection), and HTTP allows none (RFC 9110 8.8.3).
+public enum DAVETag {
+    /// Why `etag` cannot be used, or nil when it can.
+    public static func problem(_ etag: String) -> String? {
+        etag.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? "its ETag holds control characters (CR, LF ...)" : nil
+    }
 }
 
 /// The end of a sync-collection, after every truncated round was followed.
@@ -58,6 +71,9 @@ public struct MultigetItem: Sendable {
         case missing
         /// This one item could not be read (e.g. address-data over the parser's cap); the others are unaffected.
         case failed(CardDAVError)
+        /// The card's bytes were not UTF-8 and were changed to read the multistatus: not the server's card. Fetch
+        /// it alone (`getBytes`) to have its bytes as they are.
+        case damaged(String)
     }
 
     /// The href exactly as the server sent it.

@@ -25,7 +25,7 @@ struct ElementTracker {
         case etag, displayName, addressData, ctag, syncToken
     }
 
-    enum Role {
+    enum Role: Equatable {
         case multistatus, rootError, errorContainer, topSyncToken
         case response, responseHref, responseStatus, responseError
         case propstat, propstatStatus, prop
@@ -42,6 +42,8 @@ struct ElementTracker {
 
     private var capturing = false
     private var overflowed = false
+    /// Whether the text being kept had bytes replaced (see `damaged()`).
+    private var textDamaged = false
     private var capacity = 0
     private var buffer: [UInt8] = []
 
@@ -141,6 +143,25 @@ struct ElementTracker {
         }
     }
 
+    /// Bytes that were not UTF-8 (now U+FFFD) were read inside the element open now. Inside a response, that
+    /// element's name goes in the response's `damaged` list; a damaged top-level sync token is dropped. Text of
+    /// elements the client skips does not matter.
+    mutating func damaged() {
+        guard skippedDepth == 0, let role = stack.last else { return }
+        if capturing { textDamaged = true }
+        guard stack.contains(.response) else { return }
+        let name =
+            switch role {
+            case .responseHref: "href"
+            case .value(.etag): "getetag"
+            case .value(.addressData): "address-data"
+            case .value(.displayName): "displayname"
+            case .responseStatus, .propstatStatus: "status"
+            default: "response"
+            }
+        if !response.damaged.contains(name) { response.damaged.append(name) }
+    }
+
     mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard capturing, !overflowed else { return }
         if buffer.count + bytes.count > capacity {
@@ -165,7 +186,10 @@ struct ElementTracker {
         case .propstat:
             response.propstats.append(propstat)
         case .topSyncToken:
+            // A token with replaced bytes is not the server's: better none (the listing fails and says so).
+            let damaged = textDamaged
             summary.syncToken = endText()
+            if damaged { summary.syncToken = nil }
         case .responseHref:
             response.href = endText(what: "href") ?? ""
         case .responseStatus:
@@ -205,6 +229,7 @@ struct ElementTracker {
     private mutating func beginText(cap: Int) {
         capturing = true
         overflowed = false
+        textDamaged = false
         capacity = cap
         buffer.removeAll(keepingCapacity: true)
     }

@@ -6,13 +6,20 @@ import CXML2
 ///
 /// libxml2's SAX2 push parser does the XML; this class owns its context. No entity is ever substituted (no
 /// `XML_PARSE_NOENT`), no DTD is loaded, and the network is never used (`XML_PARSE_NONET`): the SAX handler has
-/// no entity, DTD or resolver callbacks, so a declared entity is never stored, let alone expanded or fetched.
+/// no resolver callbacks, and its entity declaration callback refuses the document at the first `<!ENTITY>`, so a
+/// declared entity is never stored, let alone expanded or fetched. A document nested deeper than `Limits.maxDepth`
+/// is refused too, with a message that says so.
+///
+/// Bytes that are not UTF-8 in a UTF-8 document would stop libxml2 at once; `UTF8Repair` replaces them first, and
+/// the response they fell in lists the element in `MultistatusResponse.damaged`: that response alone is lost.
 public final class MultistatusParser {
     public enum Limits {
         /// Larger `CARDDAV:address-data` makes that one response an item error; parsing goes on.
         public static let maxAddressDataBytes = 2 << 20
         /// Cap for every other text value kept (hrefs, ETags, tokens, names).
         public static let maxTextBytes = 64 << 10
+        /// Elements open at once: a multistatus needs 8; deeper nesting only costs memory, and is refused.
+        public static let maxDepth = 64
     }
 
     private var context: xmlParserCtxtPtr?
@@ -23,6 +30,10 @@ public final class MultistatusParser {
     private var failure: CardDAVError?
     private var xmlErrorIsFatal = false
     private var finished = false
+    private var repair = UTF8Repair()
+    private var depth = 0
+    /// Why the document was refused (a DTD, too deep): stops the parse, and is the message.
+    private var refusal: String?
 
     /// The summary so far; complete after `finish()`.
     public var summary: MultistatusSummary { elements.summary }
@@ -37,12 +48,20 @@ public final class MultistatusParser {
         handler.startElementNs = { context, localName, _, uri, _, _, attributeCount, _, attributes in
             guard let context, let localName else { return }
             let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.noteDamage()
+            parser.depth += 1
+            guard parser.depth <= Limits.maxDepth else {
+                parser.refuse("XML nested more than \(Limits.maxDepth) elements deep, which is refused")
+                return
+            }
             parser.elements.start(
                 localName: localName, uri: uri, attributes: Attributes(base: attributes, count: Int(attributeCount)))
         }
         handler.endElementNs = { context, _, _, _ in
             guard let context else { return }
             let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.noteDamage()
+            parser.depth -= 1
             if let response = parser.elements.end() {
                 parser.deliver(response)
             }
@@ -50,7 +69,15 @@ public final class MultistatusParser {
         handler.characters = { context, bytes, length in
             guard let context, let bytes else { return }
             let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.noteDamage()
             parser.elements.text(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        }
+        // A multistatus never needs an entity of its own; one is only good for a "billion laughs" or for reading
+        // local files. The first declaration stops the parse, with a message that says what the server sent.
+        handler.entityDecl = { context, _, _, _, _, _ in
+            guard let context else { return }
+            let parser = Unmanaged<MultistatusParser>.fromOpaque(context).takeUnretainedValue()
+            parser.refuse("an XML entity declaration (<!ENTITY> in a DTD); entities are refused")
         }
         handler.cdataBlock = handler.characters
         // The structured error callback is not variadic, so Swift can take it; it also keeps libxml2 from printing.
@@ -84,8 +111,11 @@ public final class MultistatusParser {
         var offset = 0
         repeat {
             let length = min(chunk.count - offset, 1 << 20)
-            let base = chunk.baseAddress.map { $0 + offset }?.assumingMemoryBound(to: CChar.self)
-            try parse(base, length, terminate: false)
+            let slice = UnsafeRawBufferPointer(rebasing: chunk[offset..<offset + length])
+            let bytes = repair.repair(slice, final: false)
+            if !bytes.isEmpty {
+                try bytes.withUnsafeBytes { try parse($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            }
             offset += length
         } while offset < chunk.count
     }
@@ -103,6 +133,8 @@ public final class MultistatusParser {
     public func finish() throws -> MultistatusSummary {
         if !finished {
             finished = true
+            let rest = repair.repair(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
+            try rest.withUnsafeBytes { try parse($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
             try parse(nil, 0, terminate: true)
             if elements.summary.rootElement == nil {
                 throw CardDAVError(.malformedResponse, "empty XML body")
@@ -111,7 +143,7 @@ public final class MultistatusParser {
         return elements.summary
     }
 
-    private func parse(_ bytes: UnsafePointer<CChar>?, _ length: Int, terminate: Bool) throws {
+    private func parse(_ bytes: UnsafePointer<CChar>?, _ length: Int, terminate: Bool = false) throws {
         guard let context else {
             throw CardDAVError(.malformedResponse, "libxml2 could not create a parser")
         }
@@ -119,11 +151,28 @@ public final class MultistatusParser {
         if let failure { throw failure }
         let code = xmlParseChunk(context, bytes, Int32(length), terminate ? 1 : 0)
         if let callbackError { throw callbackError }
+        if let refusal {
+            failure = CardDAVError(.malformedResponse, refusal)
+            throw failure!
+        }
         if code != 0 {
             let reason = firstXMLError ?? "libxml2 error \(code) at line \(xmlSAX2GetLineNumber(context))"
             failure = CardDAVError(.malformedResponse, "malformed XML: " + reason)
             throw failure!
         }
+    }
+
+    /// Tells the tracker about replaced bytes libxml2 has read by now: they belong to the element open now (text
+    /// is reported before the parser moves past it, and at the latest when its element ends).
+    private func noteDamage() {
+        guard let context else { return }
+        for _ in 0..<repair.takeDamage(before: Int(xmlByteConsumed(context))) { elements.damaged() }
+    }
+
+    private func refuse(_ reason: String) {
+        guard refusal == nil else { return }
+        refusal = reason
+        xmlStopParser(context)
     }
 
     private func deliver(_ response: MultistatusResponse) {
@@ -143,6 +192,14 @@ public final class MultistatusParser {
         guard firstXMLError == nil || (fatal && !xmlErrorIsFatal) else { return }
         var message = error.message.map { String(cString: $0) } ?? "unknown error"
         while message.last?.isWhitespace == true { message.removeLast() }
+        // libxml2's words for an entity it does not know ("Entity 'lol9' not defined") sound like a lack of ours.
+        if error.code == Int32(XML_ERR_UNDECLARED_ENTITY.rawValue)
+            || error.code == Int32(XML_WAR_UNDECLARED_ENTITY.rawValue)
+        {
+            message = "an XML entity that is not one of XML's own (\(message)); entities are refused"
+        }
+        // One line: libxml2 puts the offending bytes on a second one.
+        message = message.split(whereSeparator: \.isNewline).joined(separator: "; ")
         firstXMLError = "\(message) (line \(error.line))"
         xmlErrorIsFatal = fatal
     }

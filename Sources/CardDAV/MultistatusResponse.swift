@@ -11,16 +11,20 @@ public struct MultistatusResponse: Sendable, Equatable {
     /// Why this one response could not be read (a property value over its size cap); the rest of the multistatus
     /// is unaffected.
     public var problem: String?
+    /// The elements ("href", "getetag", "address-data" ...) whose bytes were not UTF-8 and were replaced by U+FFFD
+    /// so that the rest of the multistatus could be read (`UTF8Repair`). Their values are not the server's.
+    public var damaged: [String]
 
     public init(
         href: String = "", status: Int? = nil, propstats: [Propstat] = [], errorConditions: [String] = [],
-        problem: String? = nil
+        problem: String? = nil, damaged: [String] = []
     ) {
         self.href = href
         self.status = status
         self.propstats = propstats
         self.errorConditions = errorConditions
         self.problem = problem
+        self.damaged = damaged
     }
 
     /// The properties found with a 2xx status (several 2xx propstats are merged).

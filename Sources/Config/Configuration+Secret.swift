@@ -39,6 +39,13 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
                     return "other users may read this file (mode \(mode)), and it belongs to another user; "
                         + "use a password file of ContactBox's own, readable by its owner alone"
                 }
+                // Ours, but shared on purpose with another group (root's /etc/shadow with group shadow), or linked
+                // from elsewhere: changing its mode would break whoever else reads it. No advice to chmod it either.
+                guard info.st_gid == getegid(), info.st_nlink == 1 else {
+                    return "other users may read this file (mode \(mode)), and it is shared with another group or "
+                        + "linked from elsewhere, so it is not a password file of ContactBox's own; use one that is, "
+                        + "readable by its owner alone"
+                }
                 return "other users may read this password file (mode \(mode)); run: chmod 600 \(file)"
             }
         case .credential(let name):

@@ -22,6 +22,27 @@ public final class ContactStore {
         try Schema.migrate(db)
     }
 
+    /// Opens an existing store only to read it, for the commands that only read (`list`, `show`, `check`,
+    /// `export`): a store on a read-only mount or in a read-only file or folder can still be read, and reading
+    /// never changes it. Nothing is migrated: a store of an older schema is refused with a message that says how
+    /// to migrate it, since this code's queries need the current one.
+    public init(readingOnly path: String, now: @escaping () -> Int64 = ContactStore.currentTimeMillis) throws {
+        self.db = try Database(readingOnly: path)
+        self.now = now
+        let version = try db.userVersion
+        if version < Schema.currentVersion {
+            throw ContactStoreError(
+                .olderSchema,
+                "database \(path) has schema version \(version), older than this ContactBox's \(Schema.currentVersion);"
+                    + " it is opened read-only here, so it is not migrated. Run a command that writes to it (import,"
+                    + " sync) or the daemon once, where it can be written")
+        }
+        try Schema.checkNotNewer(db)
+    }
+
+    /// Whether this store was opened only to read (`init(readingOnly:)`).
+    public var isReadOnly: Bool { db.readOnlyMode != nil }
+
     /// The schema version this code writes.
     public static var schemaVersion: Int { Int(Schema.currentVersion) }
 

@@ -5,6 +5,8 @@ public struct ContactStoreError: Error, CustomStringConvertible, Sendable, Equat
     public enum Code: String, Sendable {
         /// The database was written by a newer ContactBox; opening it could corrupt it.
         case newerSchema = "newer-schema"
+        /// The database needs a migration, and was opened only to read.
+        case olderSchema = "older-schema"
         /// More records than one chunk (one transaction) may hold.
         case chunkTooLarge = "chunk-too-large"
         /// A limit or argument outside what the API accepts.

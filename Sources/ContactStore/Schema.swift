@@ -27,7 +27,7 @@ enum Schema {
         }
     }
 
-    private static func checkNotNewer(_ db: Database) throws {
+    static func checkNotNewer(_ db: Database) throws {
         let version = try db.userVersion
         if version > currentVersion || version < 0 {
             throw ContactStoreError(

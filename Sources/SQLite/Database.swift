@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One SQLite connection: owns the `sqlite3` handle, opened in `init` and closed in `deinit`.
 ///
 /// Opened with `SQLITE_OPEN_NOMUTEX`, so the connection has exactly one owner and must not cross threads; an
@@ -9,6 +13,8 @@ public final class Database {
     public let path: String
     /// The journal mode SQLite actually chose (`wal` for a file; `memory` for `:memory:`).
     public private(set) var journalMode = ""
+    /// How a read-only connection was opened (`ReadOnlyMode`); nil for a connection that writes.
+    public let readOnlyMode: ReadOnlyMode?
 
     private var statements: [String: Statement] = [:]
     /// A handful of statements serve the store; the limit only stops a caller that builds SQL dynamically from
@@ -30,8 +36,78 @@ public final class Database {
         }
         self.handle = connection
         self.path = path
+        self.readOnlyMode = nil
         // From here on a throw runs deinit, which closes the handle.
         try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    }
+
+    /// How a connection that only reads opened its file.
+    public enum ReadOnlyMode: String, Sendable {
+        /// `mode=ro`: SQLite's usual locking, so a writer (the daemon) may go on meanwhile. A WAL database needs its
+        /// `-shm` file for that, which SQLite creates next to the database if it is missing.
+        case shared = "mode=ro"
+        /// `immutable=1`: no locks and no `-shm`, for a store on a read-only mount or in a folder this user cannot
+        /// write, where SQLite could not create the `-shm`. Only used when there is no `-wal` file with commits
+        /// in it (the last writer closed cleanly): then nobody can be changing the file, and it holds every commit.
+        case immutable = "immutable=1"
+    }
+
+    /// Opens an existing database only to read it (`SQLITE_OPEN_READONLY`): no journal mode is set, nothing is
+    /// created, and every write fails. Tries `ReadOnlyMode.shared` first, and `immutable` where that cannot work.
+    public init(readingOnly path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+        var opened: (OpaquePointer, ReadOnlyMode)?
+        var lastError = SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open \(path)")
+        for mode in [ReadOnlyMode.shared, .immutable] {
+            if mode == .immutable, !Self.isSafelyImmutable(path) { break }
+            var connection: OpaquePointer?
+            let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+            var code = sqlite3_open_v2(Self.fileURI(path, mode), &connection, flags, nil)
+            // A WAL database shows whether it can be read only at the first read.
+            if code == SQLITE_OK, let connection {
+                code = sqlite3_exec(connection, "SELECT count(*) FROM sqlite_schema", nil, nil, nil)
+            }
+            guard code == SQLITE_OK, let connection else {
+                let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+                sqlite3_close_v2(connection)
+                lastError = SQLiteError(code: code, message: "\(message) (opening \(path) read-only, \(mode.rawValue))")
+                continue
+            }
+            opened = (connection, mode)
+            break
+        }
+        guard let (connection, mode) = opened else { throw lastError }
+        self.handle = connection
+        self.path = path
+        self.readOnlyMode = mode
+        try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
+        try check(sqlite3_busy_timeout(handle, busyTimeoutMilliseconds), sql: nil)
+        journalMode = try scalarString("PRAGMA journal_mode") ?? ""
+        try execute("PRAGMA cache_size=-512")
+    }
+
+    /// `file:` URI for `path` (RFC 8089, percent-encoded as SQLite's URI rules ask) with one query parameter.
+    static func fileURI(_ path: String, _ mode: ReadOnlyMode) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "~"):
+                encoded.append(Character(Unicode.Scalar(byte)))
+            default:
+                encoded += (byte < 0x10 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return "file:\(encoded)?\(mode.rawValue)"
+    }
+
+    /// Whether reading `path` as immutable reads every commit and races no writer: its folder cannot be written
+    /// (a read-only mount, or permissions), so no writer can be at work, and no `-wal` file holds commits.
+    static func isSafelyImmutable(_ path: String) -> Bool {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        var info = stat()
+        let walHoldsCommits = stat(path + "-wal", &info) == 0 && info.st_size > 0
+        return !walHoldsCommits && access(folder, W_OK) != 0
     }
 
     deinit {

@@ -38,7 +38,12 @@ public struct RemoteCard: Sendable {
             card.setUID(Card.stableUID(forLocation: href))
         }
         self.init(href: href, etag: etag, card: card)
+        notes = parsed.warnings
     }
+
+    /// What the run reports about how this card was read (a UID repaired, data that is not valid base64, bytes
+    /// that were not UTF-8), without the href, which the report adds.
+    public var notes: [String] = []
 
     public var uid: String { card.uid ?? "" }
 
@@ -71,6 +76,9 @@ public struct ChangeFeed {
     public var newToken: String?
     /// True when the feed listed every item (a full listing, not a delta): items not listed are gone.
     public var isFullListing: Bool
+    /// Items the listing named but could not be used (an href that is not UTF-8), one message each, naming it.
+    /// None of them is an item this store has seen, so leaving them out of a full listing deletes nothing.
+    public var skipped: [String] = []
 
     public init(newToken: String?, isFullListing: Bool) {
         self.newToken = newToken

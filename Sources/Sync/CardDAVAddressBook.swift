@@ -42,38 +42,78 @@ public final class CardDAVAddressBook: AddressBook {
     public func changes(
         since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
     ) throws -> ChangeFeed {
+        var skipped = SkippedItems()
         if supportsSyncCollection {
             do {
                 let result = try attempt {
-                    try client.syncCollection(bookURL: bookURL, token: token) { change in
+                    skipped = SkippedItems()
+                    return try client.syncCollection(bookURL: bookURL, token: token) { change in
                         switch change {
                         case .changed(let href, let etag):
                             if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
                         case .removed(let href):
                             if let href = member(href) { try removed(href) }
+                        case .unusable(let href, let why):
+                            skipped.add(href, why)
                         }
                     }
                 }
                 // An empty token asks for every member (RFC 6578 3.8): that is a full listing.
-                return ChangeFeed(newToken: result.token, isFullListing: token == nil || token == "")
+                var feed = ChangeFeed(newToken: result.token, isFullListing: token == nil || token == "")
+                feed.skipped = skipped.messages
+                return feed
             } catch let error as RemoteError where error.kind == .invalidSyncToken {
                 // > the server MUST return ... DAV:valid-sync-token ... the client SHOULD ... full sync (RFC 6578 3.2)
                 let result = try attempt {
-                    try client.syncCollection(bookURL: bookURL, token: nil) { change in
-                        if case .changed(let href, let etag) = change, let href = member(href) {
-                            try changed(RemoteEntry(href: href, etag: etag))
+                    skipped = SkippedItems()
+                    return try client.syncCollection(bookURL: bookURL, token: nil) { change in
+                        switch change {
+                        case .changed(let href, let etag):
+                            if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
+                        case .unusable(let href, let why):
+                            skipped.add(href, why)
+                        case .removed:
+                            break
                         }
                     }
                 }
-                return ChangeFeed(newToken: result.token, isFullListing: true)
+                var feed = ChangeFeed(newToken: result.token, isFullListing: true)
+                feed.skipped = skipped.messages
+                return feed
             }
         }
         try attempt {
-            try client.list(bookURL: bookURL) { href, etag in
+            skipped = SkippedItems()
+            try client.list(bookURL: bookURL, onUnusable: { skipped.add($0, $1) }) { href, etag in
                 if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
             }
         }
-        return ChangeFeed(newToken: nil, isFullListing: true)
+        var feed = ChangeFeed(newToken: nil, isFullListing: true)
+        feed.skipped = skipped.messages
+        return feed
+    }
+
+    /// Items a listing named that cannot be used, one message each (the first 100, then a count).
+    struct SkippedItems {
+        private(set) var messages: [String] = []
+        private var more = 0
+
+        mutating func add(_ href: String, _ why: String) {
+            guard messages.count < 100 else {
+                more += 1
+                messages[messages.count - 1] = "and \(more) more items like it were skipped"
+                return
+            }
+            messages.append("\(Self.shown(href)): \(why); skipped")
+        }
+
+        /// The href as it can be shown: its path, bounded, control characters escaped.
+        static func shown(_ href: String) -> String {
+            let scalars = href.unicodeScalars.prefix(200).map { scalar in
+                scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : "\(scalar)"
+            }
+            return scalars.joined()
+        }
     }
 
     public func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {
@@ -98,7 +138,25 @@ public final class CardDAVAddressBook: AddressBook {
                 try body(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
             case .card(let text):
                 try body(.success(RemoteCard(reading: text, href: href, etag: item.etag ?? "")))
+            case .damaged(let why):
+                try body(fetchAlone(href, because: why))
             }
+        }
+    }
+
+    /// An item whose card the multistatus could not carry as it is (bytes that are not UTF-8): fetched by GET,
+    /// whose body is its bytes exactly, and read as a vdir file would be (`CardReader(bytes:)` reads text that is
+    /// not UTF-8 as Windows-1252, and says so). A failure costs this item alone.
+    private func fetchAlone(_ href: String, because why: String) -> Result<RemoteCard, RemoteError> {
+        let url = DAVURL.resolve(encoded(href), against: bookURL)
+        do {
+            let (etag, bytes) = try attempt { try client.getBytes(url: url) }
+            var card = RemoteCard(reading: bytes, href: href, etag: etag ?? "")
+            card.notes.insert("\(why); fetched alone, as its bytes are", at: 0)
+            return .success(card)
+        } catch {
+            let message = (error as? RemoteError)?.message ?? "\(error)"
+            return .failure(RemoteError(.rejected(status: 0), "\(name): \(href): \(why), and \(message)"))
         }
     }
 
@@ -312,6 +370,18 @@ extension RemoteCard {
         case .success(let parsed): self.init(href: href, etag: etag, parsed: parsed)
         case .failure(let error): self.init(opaque: text, href: href, etag: etag, why: "\(error)")
         case nil: self.init(opaque: text, href: href, etag: etag, why: "no card in the item")
+        }
+    }
+
+    /// The same for an item's bytes, which need not be UTF-8; an opaque item keeps them (`Card.opaqueText`).
+    public init(reading bytes: [UInt8], href: String, etag: String) {
+        var reader = CardReader(bytes: bytes)
+        switch reader.next() {
+        case .success(let parsed):
+            self.init(href: href, etag: etag, parsed: parsed)
+            notes += parsed.repairs.filter { !parsed.warnings.contains($0) && !$0.hasPrefix("added UID") }
+        case .failure(let error): self.init(opaque: Card.opaqueText(bytes), href: href, etag: etag, why: "\(error)")
+        case nil: self.init(opaque: Card.opaqueText(bytes), href: href, etag: etag, why: "no card in the item")
         }
     }
 }

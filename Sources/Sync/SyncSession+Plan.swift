@@ -19,6 +19,7 @@ extension SyncSession {
         if let why = fetched.unreadable {
             report.recordNote("\(book.name): \(fetched.href) cannot be read (\(why)); kept as it is, as unreadable")
         }
+        for note in fetched.notes { report.recordNote("\(book.name): \(fetched.href): \(note)") }
         var fetched = fetched
         var steps: [SyncStep] = []
         if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != fetched.uid {

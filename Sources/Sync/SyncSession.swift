@@ -86,6 +86,7 @@ final class SyncSession {
                 if buffer.count == ContactStore.chunkLimit { try flush() }
             })
         try flush()
+        for skipped in feed.skipped { report.recordError("\(book.name): \(skipped)") }
         try store.settleListing(remoteID: remote.id, isFullListing: feed.isFullListing)
         remoteListedNothing = feed.isFullListing && listed == 0
         return feed

@@ -23,7 +23,8 @@ enum CardParser {
             }
             var card = Card(properties: properties)
             repair(&card, log: &log)
-            return .success(ParsedCard(card: card, line: beginLine, repairs: log.messages))
+            return .success(
+                ParsedCard(card: card, line: beginLine, repairs: log.messages, warnings: log.warnings))
         } catch {
             return .failure(error)
         }
@@ -206,10 +207,74 @@ enum CardParser {
             card.properties.insert(fn, at: after + 1)
             log.note(.derivedFN, derived.source)
         }
+        repairUID(&card, log: &log)
+        checkBase64(card, log: &log)
         if (card.uid ?? "").isEmpty {
             let uid = Card.makeUID()
             card.setUID(uid)
             log.note(.addedUID, uid)
+        }
+    }
+}
+
+extension CardParser {
+    /// A UID is an identity that goes into file names, URLs, logs and SQL; a control character in it (a NUL, an
+    /// escape sequence) has no place there. They are removed; a UID of nothing but control characters becomes one
+    /// derived from it, so that the same card gets the same UID on every run and sync does not churn.
+    fileprivate static func repairUID(_ card: inout Card, log: inout RepairLog) {
+        guard let uid = card.uid, uid.unicodeScalars.contains(where: isControl) else { return }
+        var cleaned = String(String.UnicodeScalarView(uid.unicodeScalars.filter { !isControl($0) }))
+        if cleaned.allSatisfy({ $0 == " " }) { cleaned = Card.stableUID(forLocation: "UID\n" + uid) }
+        card.setUID(cleaned)
+        log.note(.uidControls, cleaned)
+    }
+
+    /// C0 controls, DEL and the C1 controls.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// Binary data (a photo, a logo, a key) that is not valid base64 is kept exactly as it is, since dropping it
+    /// would lose what may be the only copy, but it is reported: a reader may show a broken image or none.
+    fileprivate static func checkBase64(_ card: Card, log: inout RepairLog) {
+        for property in card.properties where Property.mediaProperties.contains(property.name.uppercased()) {
+            let data: Substring
+            if property.parameterValues("ENCODING").first?.lowercased() == "b" {
+                data = property.value[...]
+            } else if property.value.prefix(5).lowercased() == "data:",
+                let comma = property.value.firstIndex(of: ","),
+                property.value[..<comma].lowercased().hasSuffix(";base64")
+            {
+                data = property.value[property.value.index(after: comma)...]
+            } else {
+                continue
+            }
+            if !isBase64(data) { log.note(.invalidBase64, property.name.uppercased()) }
+        }
+    }
+
+    /// RFC 4648 base64 (white space aside, which folding leaves); missing padding is tolerated, since it decodes
+    /// all the same.
+    static func isBase64(_ text: Substring) -> Bool {
+        var count = 0
+        var padding = 0
+        for byte in text.utf8 where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
+            if byte == UInt8(ascii: "=") {
+                padding += 1
+            } else if padding > 0 || !isBase64Letter(byte) {
+                return false
+            }
+            count += 1
+        }
+        return padding <= 2 && (padding == 0 ? count % 4 != 1 : count % 4 == 0)
+    }
+
+    private static func isBase64Letter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+            true
+        default: false
         }
     }
 }
@@ -221,6 +286,8 @@ struct RepairLog: Sendable {
         case fileEncoding, byteOrderMark, lineEnds, added, derivedFN, addedUID, charset, unusableCharset, notUTF8,
             escapes
         case bareParameters, joinedLines
+        /// Repairs that change an identity or leave doubtful data: sync reports these for every card it reads.
+        case uidControls, invalidBase64
     }
 
     private var kinds: [Kind] = []
@@ -236,7 +303,16 @@ struct RepairLog: Sendable {
 
     var isEmpty: Bool { kinds.isEmpty }
 
-    var messages: [String] {
+    /// What sync and import report for the card, naming it (`ParsedCard.warnings`): a UID changed, and data kept
+    /// that is not valid.
+    var warnings: [String] {
+        messages(of: kinds.filter { $0 == .uidControls || $0 == .invalidBase64 })
+    }
+
+    /// Data kept as it is, with a doubt (invalid base64), is no repair: what is written reads back the same.
+    var messages: [String] { messages(of: kinds.filter { $0 != .invalidBase64 }) }
+
+    private func messages(of kinds: [Kind]) -> [String] {
         kinds.flatMap { kind -> [String] in
             let items = details[kind] ?? []
             let list = items.joined(separator: ", ")
@@ -254,6 +330,8 @@ struct RepairLog: Sendable {
                 return ["read non-standard escapes \(items.joined(separator: " ")) as the escaped characters"]
             case .bareParameters: return ["read bare parameters \(list)"]
             case .joinedLines: return ["joined lines that were not properties to the \(list) before them"]
+            case .uidControls: return items.map { "removed control characters from the UID, now \($0)" }
+            case .invalidBase64: return ["\(list) holds data that is not valid base64; kept as it is"]
             }
         }
     }

@@ -5,6 +5,16 @@ public struct ParsedCard: Sendable {
     public var line: Int
     /// What was changed to make the card usable ("added UID ...", "derived FN from N"), for the import report.
     public var repairs: [String]
+    /// What sync reports too, naming the item: a UID changed (also in `repairs`), data kept as it is that is not
+    /// valid (not a repair: the card is written back as it was read).
+    public var warnings: [String]
+
+    public init(card: Card, line: Int, repairs: [String], warnings: [String] = []) {
+        self.card = card
+        self.line = line
+        self.repairs = repairs
+        self.warnings = warnings
+    }
 }
 
 /// Reads cards one by one from a file or bytes of any size, in bounded memory: at most one card of

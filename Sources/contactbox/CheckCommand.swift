@@ -11,7 +11,7 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let contacts = try store.open()
+        let contacts = try store.openForReading()
         let findings: [String]
         do {
             findings = try contacts.check()

@@ -20,7 +20,7 @@ struct ExportCommand: ParsableCommand {
     var out: String?
 
     func run() throws {
-        let contacts = try store.open()
+        let contacts = try store.openForReading()
         let total = (try? contacts.count()) ?? 0
         var progress = ProgressBar("Exporting", total: total)
         var exported = 0

@@ -63,6 +63,9 @@ struct Importer {
                     summary.repaired += 1
                     notice("\(path):\(parsed.line): repaired: \(parsed.repairs.joined(separator: "; "))")
                 }
+                for warning in parsed.warnings where !parsed.repairs.contains(warning) {
+                    notice("\(path):\(parsed.line): \(warning)")
+                }
                 chunk.append(parsed.card)
                 chunkOrigins.append("\(path):\(parsed.line)")
                 if chunk.count == ContactStore.chunkLimit { try flush() }

@@ -14,7 +14,7 @@ struct ListCommand: ParsableCommand {
     var search: String?
 
     func run() throws {
-        let contacts = try store.open()
+        let contacts = try store.openForReading()
         var listed = 0
         do {
             try contacts.forEachContact(search: search) { contact in

@@ -13,7 +13,7 @@ struct ShowCommand: ParsableCommand {
     var uid: String
 
     func run() throws {
-        let contacts = try store.open()
+        let contacts = try store.openForReading()
         let contact: StoredContact?
         do {
             contact = try contacts.contact(uid: uid)

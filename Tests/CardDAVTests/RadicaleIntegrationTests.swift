@@ -76,6 +76,7 @@ struct RadicaleIntegrationTests {
             case .card: outcomes[item.href] = "card"
             case .missing: outcomes[item.href] = "missing"
             case .failed(let error): outcomes[item.href] = "failed: \(error.message)"
+            case .damaged(let why): outcomes[item.href] = "damaged: \(why)"
             }
         }
         #expect(outcomes["/alice/contacts/a.vcf"] == "card")

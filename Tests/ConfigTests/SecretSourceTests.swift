@@ -60,6 +60,30 @@ struct SecretSourceTests {
         #expect(error?.description.contains("chmod") == false)
     }
 
+    @Test("A file of ours shared with another group, or linked from elsewhere, is refused without advice to chmod it")
+    func refusesSharedFile() throws {
+        let directory = try TemporaryDirectory()
+        // /etc/shadow as root sees it: root's, group shadow, mode 640.
+        let shared = directory.file("shadow-like")
+        makeFile(shared, secret + "\n", mode: 0o640)
+        var paths: [String] = []
+        if geteuid() == 0 {
+            // Only root may give a file of its own to a group it is not in.
+            #expect(chown(shared, 0, getegid() == 42 ? 43 : 42) == 0)
+            paths.append(shared)
+            if access("/etc/shadow", F_OK) == 0 { paths.append("/etc/shadow") }
+        }
+        let linked = directory.file("linked")
+        makeFile(linked, secret + "\n", mode: 0o644)
+        #expect(link(linked, directory.file("second-name")) == 0)
+        paths.append(linked)
+        for path in paths {
+            let error = #expect(throws: ConfigurationError.self) { try SecretSource.file(path).read() }
+            #expect(error?.description.contains("not a password file of ContactBox's own") == true, "\(path)")
+            #expect(error?.description.contains("chmod") == false, "\(String(describing: error))")
+        }
+    }
+
     @Test(
         "A password file that others may read is refused with the chmod that fixes it",
         arguments: [0o640, 0o604, 0o620])

@@ -41,7 +41,9 @@ let package = Package(
         // signalfd, eventfd, rtnetlink and pthread_timedjoin_np for the daemon's main loop (headers only).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        .target(name: "VCard", dependencies: ["CCrypto"]),
+        // What every module needs from the system: error texts, small files, descriptors, UTC dates.
+        .target(name: "SystemSupport"),
+        .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
         .target(name: "HTTP", dependencies: ["CCurl", "CPSL", .product(name: "Logging", package: "swift-log")]),
@@ -49,28 +51,31 @@ let package = Package(
             name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Sync",
-            dependencies: ["ContactStore", "CardDAV", "HTTP", "VCard", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "Config"),
+            dependencies: [
+                "ContactStore", "CardDAV", "HTTP", "SystemSupport", "VCard",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(name: "Config", dependencies: ["SystemSupport"]),
         // Text from outside made safe to show: control characters written as `\u{1B}` (terminal, journal, page).
         .target(name: "SafeText"),
         // The LEDs and the button: patterns, gestures, the libgpiod and the simulated backends.
-        .target(name: "FrontPanel", dependencies: ["CGPIOD"]),
+        .target(name: "FrontPanel", dependencies: ["CGPIOD", "SystemSupport"]),
         // The status page, its JSON and the Prometheus metrics, over libmicrohttpd.
         .target(
             name: "StatusServer",
-            dependencies: ["CMicroHTTPD", "SafeText", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CMicroHTTPD", "SafeText", "SystemSupport", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer", "CLinux",
-                "CMalloc",
+                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer",
+                "SystemSupport", "CLinux", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.
         .target(
             name: "CLISupport",
             dependencies: [
-                "CMalloc", "Config", "ContactStore",
+                "CMalloc", "Config", "ContactStore", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -80,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "contactbox",
             dependencies: [
-                "CLISupport", "Config", "ContactStore", "SafeText", "VCard",
+                "CLISupport", "Config", "ContactStore", "SafeText", "SystemSupport", "VCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]),
@@ -104,9 +109,10 @@ let package = Package(
             dependencies: [
                 "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport", "VCard",
             ]),
-        .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemSupport
 
 /// Notices the network coming back: a netlink socket (rtnetlink(7)) wakes the main loop when links, addresses or
 /// routes change, and "online" means a default route exists, IPv4 or IPv6. Cheap enough to ask at every change.
@@ -42,8 +43,8 @@ public final class NetworkWatch {
 
     /// A route to 0.0.0.0/0 or ::/0 that is up, from /proc/net/route and /proc/net/ipv6_route.
     public static func hasDefaultRoute(
-        ipv4 routes: String? = readSmallFile("/proc/net/route"),
-        ipv6 routes6: String? = readSmallFile("/proc/net/ipv6_route")
+        ipv4 routes: String? = SmallFile.text("/proc/net/route"),
+        ipv6 routes6: String? = SmallFile.text("/proc/net/ipv6_route")
     ) -> Bool {
         // /proc/net/route: "Iface Destination Gateway Flags ..." in hex; RTF_UP is 0x1.
         for line in (routes ?? "").split(separator: "\n").dropFirst() {
@@ -66,18 +67,3 @@ public final class NetworkWatch {
 }
 
 @available(*, unavailable) extension NetworkWatch: Sendable {}
-
-/// A small file of /proc, whole; nil when it cannot be read.
-public func readSmallFile(_ path: String, limit: Int = 256 * 1024) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while bytes.count < limit {
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { break }
-        bytes += buffer[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}

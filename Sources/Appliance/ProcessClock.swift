@@ -1,10 +1,11 @@
 import Glibc
+import SystemSupport
 
 /// How long this process has been running, in milliseconds: from its start time in /proc/self/stat (field 22,
 /// clock ticks since boot, proc(5)) to CLOCK_BOOTTIME now. Measures the daemon's time to its first LED state,
 /// from before the dynamic loader ran; nil if /proc cannot be read.
 func millisecondsSinceProcessStart() -> Int64? {
-    guard let stat = readSmallFile("/proc/self/stat", limit: 4096),
+    guard let stat = SmallFile.text("/proc/self/stat", limit: 4096),
         let close = stat.lastIndex(of: ")")
     else { return nil }
     // Field 2 (the command) may hold spaces and parentheses: count fields after its closing parenthesis.

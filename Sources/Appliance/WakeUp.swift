@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemSupport
 
 /// An eventfd(2) one thread signals and another waits on (or polls, next to its other descriptors): how the sync
 /// worker, the status server and the signal handling wake the main loop without a timer.
@@ -35,5 +36,5 @@ public final class WakeUp: Sendable {
 
 /// errno in words.
 func lastErrorText() -> String {
-    String(cString: strerror(errno))
+    SystemError.text(errno)
 }

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemSupport
 
 /// A POSIX thread running one closure. The sync worker blocks for seconds in SQLite and libcurl calls, so it gets a
 /// thread of its own rather than a slot of Swift's shared executor (Docs/contributing.md, rule 6).
@@ -23,7 +24,7 @@ final class WorkerThread: Sendable {
             }, context)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw ApplianceError("cannot start a thread: \(String(cString: strerror(result)))")
+            throw ApplianceError("cannot start a thread: \(SystemError.text(result))")
         }
         self.thread = thread
     }

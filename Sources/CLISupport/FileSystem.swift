@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// The few file-system calls the command line needs, over libc (full Foundation would cost megabytes).
 public enum FileSystem {
@@ -7,21 +8,11 @@ public enum FileSystem {
     }
 
     public static func failure(_ what: String, _ path: String) -> Failure {
-        Failure(description: "\(what) \(path): \(String(cString: strerror(errno)))")
-    }
-
-    public static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
-
-    public static func size(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+        Failure(description: "\(what) \(path): \(SystemError.text(errno))")
     }
 
     public static func makeDirectories(_ path: String) throws(Failure) {
-        guard !path.isEmpty, !isDirectory(path) else { return }
+        guard !path.isEmpty, !SmallFile.isDirectory(path) else { return }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try makeDirectories(String(path[..<slash]))
         }
@@ -43,7 +34,7 @@ public enum FileSystem {
             }
             guard !name.hasPrefix("."), name.lowercased().hasSuffix(".vcf") else { continue }
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
-            guard !isDirectory(path) else { continue }
+            guard !SmallFile.isDirectory(path) else { continue }
             try body(path)
         }
     }

@@ -1,3 +1,5 @@
+import SystemSupport
+
 extension BoardConfiguration {
     /// A board file is a page; a bigger one is a wrong path.
     static let sizeLimit = 64 << 10

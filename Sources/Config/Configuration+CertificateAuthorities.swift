@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// What check-config can tell about `ca_file` and `ca_path` without a connection (the `contactbox` command never
 /// loads libcurl or OpenSSL): the mistakes that otherwise show up only at the first sync, as a server certificate

@@ -1,3 +1,5 @@
+import SystemSupport
+
 extension Configuration {
     /// Configuration files are a page or two; a bigger one is a wrong path.
     static let sizeLimit = 1 << 20

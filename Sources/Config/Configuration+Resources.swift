@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 extension Configuration {
     /// What a valid file may still get wrong about the box it runs on: password files that are missing or open to
@@ -36,7 +37,7 @@ extension Configuration {
                     problem(remote, error.key ?? "password_file", error.description)
                 }
                 if let caFile, access(caFile, R_OK) != 0 {
-                    problem(remote, "ca_file", "cannot read ca_file \(caFile): " + String(cString: strerror(errno)))
+                    problem(remote, "ca_file", "cannot read ca_file \(caFile): " + SystemError.text(errno))
                 } else if let caFile, let message = CertificateAuthorities.caFileProblem(caFile) {
                     problem(remote, "ca_file", message)
                 }
@@ -48,7 +49,7 @@ extension Configuration {
             case .vdir(let folder, let createFolder):
                 if SmallFile.isDirectory(folder) {
                     if access(folder, R_OK | W_OK | X_OK) != 0 {
-                        let reason = String(cString: strerror(errno))
+                        let reason = SystemError.text(errno)
                         problem(remote, "folder", "cannot write to folder \(folder): " + reason)
                     }
                 } else if SmallFile.exists(folder) {

@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// Where a password is kept: never in the configuration file itself, which anyone on the box may read.
 ///

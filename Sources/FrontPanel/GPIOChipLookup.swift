@@ -1,5 +1,6 @@
 import CGPIOD
 import Glibc
+import SystemSupport
 
 /// Finds and opens the GPIO chip a board file names, by path, name or label, and says what exists when it is not
 /// there: a householder with the wrong board file needs to see which chips the box does have.
@@ -39,7 +40,7 @@ struct GPIOChipLookup {
                 kind: .chipNotFound)
         default:
             throw FrontPanelError(
-                "cannot open GPIO chip \(path): \(String(cString: strerror(code))) (board file \(source))",
+                "cannot open GPIO chip \(path): \(SystemError.text(code)) (board file \(source))",
                 kind: .hardware)
         }
     }
@@ -52,7 +53,7 @@ struct GPIOChipLookup {
             guard let handle = gpiod_chip_open(path) else {
                 let code = errno
                 if code == EACCES || code == EPERM { denied.append(path) }
-                found.append("\(name) (cannot open: \(String(cString: strerror(code))))")
+                found.append("\(name) (cannot open: \(SystemError.text(code)))")
                 continue
             }
             let chipLabel = String(cString: gpiod_chip_label(handle))
@@ -73,7 +74,7 @@ struct GPIOChipLookup {
     func survey() -> String {
         let found = chipNames().map { name in
             guard let handle = gpiod_chip_open(deviceDirectory + "/" + name) else {
-                return "\(name) (cannot open: \(String(cString: strerror(errno))))"
+                return "\(name) (cannot open: \(SystemError.text(errno)))"
             }
             defer { gpiod_chip_close(handle) }
             return "\(name) [\(String(cString: gpiod_chip_label(handle)))]"

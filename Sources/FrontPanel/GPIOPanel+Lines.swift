@@ -1,5 +1,6 @@
 import CGPIOD
 import Glibc
+import SystemSupport
 
 extension GPIOPanel {
     /// A part of the panel, as errors name it.
@@ -83,7 +84,7 @@ extension GPIOPanel {
         }
         guard let handle else {
             throw FrontPanelError(
-                "cannot read \(id) on \(chipText) for \(part): \(String(cString: strerror(errno))) "
+                "cannot read \(id) on \(chipText) for \(part): \(SystemError.text(errno)) "
                     + "(board file \(source))",
                 kind: .hardware)
         }
@@ -121,7 +122,7 @@ extension GPIOPanel {
                 kind: .lineBusy)
         }
         var message =
-            "cannot request \(line.place) for \(line.part): \(String(cString: strerror(code))) (board file \(source))"
+            "cannot request \(line.place) for \(line.part): \(SystemError.text(code)) (board file \(source))"
         if code == EINVAL, wiring.bias != .asIs {
             message += "; bias = \"\(wiring.bias.rawValue)\" needs Linux 5.5 or later and a chip that supports it"
         }

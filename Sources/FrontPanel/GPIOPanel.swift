@@ -1,5 +1,6 @@
 import CGPIOD
 import Glibc
+import SystemSupport
 
 /// The front panel on real GPIO lines, through libgpiod 1.6 (the v1 API of Debian 12 and Raspberry Pi OS bookworm)
 /// and the kernel's GPIO character device.
@@ -105,7 +106,7 @@ public final class GPIOPanel: PanelHardware {
 
     private func failure(_ what: String, _ line: RequestedLine, _ code: Int32) -> FrontPanelError {
         FrontPanelError(
-            "\(what) \(line.part) (\(line.place)): \(String(cString: strerror(code))) (board file \(source))",
+            "\(what) \(line.part) (\(line.place)): \(SystemError.text(code)) (board file \(source))",
             kind: .hardware)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// Why the status server could not start, in words a person setting up the box can act on (Docs/contributing.md,
 /// rule 4). The message names the address and port it tried, never the password.
@@ -49,13 +50,7 @@ public struct StatusServerError: Error, Sendable, Equatable, CustomStringConvert
         default:
             return StatusServerError(
                 code: .startFailed,
-                message: "Cannot show the status page on \(address): \(systemMessage(errno)) (errno \(errno))")
+                message: "Cannot show the status page on \(address): \(SystemError.text(errno)) (errno \(errno))")
         }
     }
-}
-
-/// strerror(3), for the errors we do not explain ourselves.
-func systemMessage(_ errno: Int32) -> String {
-    guard let text = strerror(errno) else { return "unknown error" }
-    return String(cString: text)
 }

@@ -1,5 +1,6 @@
 import ContactStore
 import Glibc
+import SystemSupport
 import VCard
 
 /// The remote's side of one item, as far as this run knows.
@@ -161,11 +162,8 @@ extension SyncSession {
 
     /// Unix milliseconds as REV-comparable UTC digits (`YYYYMMDDhhmmss`).
     static func revText(milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)" + two(parts.tm_mon + 1) + two(parts.tm_mday) + two(parts.tm_hour)
-            + two(parts.tm_min) + two(parts.tm_sec)
+        let date = CivilDate(milliseconds / 1000)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(date.year)" + two(date.month) + two(date.day) + two(date.hour) + two(date.minute) + two(date.second)
     }
 }

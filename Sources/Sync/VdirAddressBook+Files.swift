@@ -1,3 +1,4 @@
+import SystemSupport
 import VCard
 
 #if canImport(Glibc)
@@ -172,7 +173,7 @@ extension VdirAddressBook {
     /// An errno as the error a sync run can act on: a permission or read-only problem needs a person; anything
     /// else (I/O errors, a stick pulled out, a NAS gone away, a full disk) is tried again later.
     static func error(_ code: Int32, _ what: String) -> RemoteError {
-        let text = String(cString: strerror(code))
+        let text = SystemError.text(code)
         switch code {
         case EACCES, EPERM, EROFS:
             return RemoteError(.unauthorized, "\(what): \(text)")

@@ -1,3 +1,5 @@
+import SystemSupport
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -51,16 +53,25 @@ extension Substring {
 }
 
 extension CardReader {
+    /// `path` opened for reading; a failure is the input's.
+    static func open(_ path: String) throws(VCardError) -> FileDescriptor {
+        do {
+            return try FileDescriptor(path: path)
+        } catch {
+            throw VCardError(.unreadableInput, line: 0, "cannot open: \(error)")
+        }
+    }
+
     /// The first `limit` bytes of a file, for an item carried opaque; `.cardTooLarge` when the file holds more.
     public static func bytes(ofFile path: String, limit: Int = Limits.maxCardBytes) throws(VCardError) -> [UInt8] {
-        let file = try FileDescriptor(path: path)
+        let file = try open(path)
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = read(file.fd, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
-                if count < 0 { throw VCardError(.unreadableInput, line: 0, String(cString: strerror(errno))) }
+                if count < 0 { throw VCardError(.unreadableInput, line: 0, SystemError.text(errno)) }
                 return bytes
             }
             guard bytes.count + count <= limit else {

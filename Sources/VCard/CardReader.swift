@@ -42,7 +42,7 @@ public struct CardReader {
     private var pendingBOM = false
 
     public init(path: String) throws(VCardError) {
-        lines = LineReader(file: try FileDescriptor(path: path), maxLineLength: Limits.maxLineBytes)
+        lines = LineReader(file: try Self.open(path), maxLineLength: Limits.maxLineBytes)
     }
 
     public init(bytes: [UInt8]) {

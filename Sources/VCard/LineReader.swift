@@ -1,25 +1,10 @@
+import SystemSupport
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// An open file descriptor, closed when the last reference goes (Docs/contributing.md, rule 2).
-final class FileDescriptor {
-    let fd: Int32
-
-    init(path: String) throws(VCardError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw VCardError(.unreadableInput, line: 0, "cannot open: \(String(cString: strerror(errno)))")
-        }
-        self.fd = fd
-    }
-
-    deinit { close(fd) }
-}
-
-@available(*, unavailable) extension FileDescriptor: Sendable {}
 
 /// Splits a byte stream into physical lines in bounded memory: it holds one read chunk plus at most one line of
 /// `maxLineLength` bytes, and discards a longer line instead of growing.
@@ -157,7 +142,7 @@ struct LineReader {
                 read(file.fd, pointer.baseAddress.map { $0 + old }, Self.chunkSize)
             }
         } while count < 0 && errno == EINTR
-        if count < 0 { readError = String(cString: strerror(errno)) }
+        if count < 0 { readError = SystemError.text(errno) }
         let firstChunk = bytesRead == 0
         bytesRead += max(count, 0)
         buffer.removeLast(Self.chunkSize - max(count, 0))

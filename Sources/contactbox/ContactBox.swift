@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import Glibc
+import SystemSupport
 
 /// The `contactbox` command: the appliance's command line.
 @main
@@ -67,7 +68,7 @@ enum RemoteSubcommand {
         let path = folder + "/contactbox-remote"
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         execv(path, argv)
-        Terminal.error("cannot run \(path): \(String(cString: strerror(errno))) (it is installed next to contactbox)")
+        Terminal.error("cannot run \(path): \(SystemError.text(errno)) (it is installed next to contactbox)")
         exit(Exit.ioError.rawValue)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import ContactStore
+import SystemSupport
 import VCard
 
 struct ExportCommand: ParsableCommand {
@@ -57,7 +58,7 @@ private enum Destination {
             self = .standardOutput(.standardOutput())
             return
         }
-        if out.hasSuffix("/") || FileSystem.isDirectory(out) {
+        if out.hasSuffix("/") || SmallFile.isDirectory(out) {
             try FileSystem.makeDirectories(out)
             self = .folder(out.hasSuffix("/") ? String(out.dropLast()) : out)
         } else {

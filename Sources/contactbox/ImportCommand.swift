@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import ContactStore
+import SystemSupport
 import VCard
 
 struct ImportCommand: ParsableCommand {
@@ -31,7 +32,7 @@ struct ImportCommand: ParsableCommand {
         var missing = false
         for input in inputs {
             do {
-                if FileSystem.isDirectory(input) {
+                if SmallFile.isDirectory(input) {
                     try FileSystem.forEachCardFile(in: input) { try importer.importFile($0) }
                 } else {
                     try importer.importFile(input)
@@ -56,9 +57,9 @@ struct ImportCommand: ParsableCommand {
     }
 
     private static func size(of input: String) -> Int {
-        guard FileSystem.isDirectory(input) else { return FileSystem.size(input) }
+        guard SmallFile.isDirectory(input) else { return SmallFile.size(input) }
         var total = 0
-        try? FileSystem.forEachCardFile(in: input) { total += FileSystem.size($0) }
+        try? FileSystem.forEachCardFile(in: input) { total += SmallFile.size($0) }
         return total
     }
 }

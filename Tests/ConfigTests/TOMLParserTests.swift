@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 import TestSupport
 import Testing
 

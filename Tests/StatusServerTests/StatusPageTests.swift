@@ -110,13 +110,8 @@ struct StatusPageTests {
         }
     }
 
-    @Test("Unix times are written as UTC dates, and relative times in words")
+    @Test("Relative times are written in words")
     func times() throws {
-        #expect(CivilDate(0) == CivilDate(year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0))
-        #expect(CivilDate(1_700_000_000) == CivilDate(year: 2023, month: 11, day: 14, hour: 22, minute: 13, second: 20))
-        #expect(CivilDate(951_782_400) == CivilDate(year: 2000, month: 2, day: 29, hour: 0, minute: 0, second: 0))
-        #expect(CivilDate(-1) == CivilDate(year: 1969, month: 12, day: 31, hour: 23, minute: 59, second: 59))
-        #expect(CivilDate(4_107_542_400) == CivilDate(year: 2100, month: 3, day: 1, hour: 0, minute: 0, second: 0))
         let now: Int64 = 1_700_000_000
         for (seconds, words) in [
             (now - 10, "just now"), (now - 600, "10 min ago"), (now + 300, "in 5 min"), (now - 7200, "2 h ago"),

@@ -1,22 +1,23 @@
 import Glibc
 
-/// Whole small files over libc: the configuration and password files (full Foundation would cost megabytes).
-enum SmallFile {
-    struct Failure: Error {
-        var message: String
+/// Whole small files over libc: the configuration, password and board files, /proc (full Foundation would cost
+/// megabytes).
+public enum SmallFile {
+    public struct Failure: Error {
+        public var message: String
     }
 
     /// The file's bytes, refusing more than `limit` of them. `check` sees the file's `stat` before a byte is read,
     /// so that a password file open to others is refused without reading the password. Opened non-blocking and
     /// refused unless a regular file, so a FIFO or a device in its place cannot hang the reader.
-    static func read(
+    public static func read(
         _ path: String, limit: Int, check: (stat) -> String? = { _ in nil }
     ) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { throw Failure(message: "cannot read: " + String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw Failure(message: "cannot read: " + SystemError.last.description) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Failure(message: "cannot read: " + String(cString: strerror(errno))) }
+        guard fstat(fd, &info) == 0 else { throw Failure(message: "cannot read: " + SystemError.last.description) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(message: "is not a regular file") }
         if let problem = check(info) { throw Failure(message: problem) }
         guard Int(info.st_size) <= limit else { throw Failure(message: "is larger than \(limit) bytes") }
@@ -27,7 +28,7 @@ enum SmallFile {
                 buffer.baseAddress.map { Glibc.read(fd, $0 + count, limit + 1 - count) } ?? 0
             }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw Failure(message: "cannot read: " + String(cString: strerror(errno))) }
+            guard got >= 0 else { throw Failure(message: "cannot read: " + SystemError.last.description) }
             if got == 0 { break }
             count += got
         }
@@ -36,13 +37,24 @@ enum SmallFile {
         return bytes
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    /// The file's text, or nil when it cannot be read: for /proc, whose files say they are empty.
+    public static func text(_ path: String, limit: Int = 256 * 1024) -> String? {
+        (try? read(path, limit: limit)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    static func exists(_ path: String) -> Bool {
+    public static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
+    }
+
+    /// The file's size in bytes; 0 when it cannot be read.
+    public static func size(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `contactbox` binary, as a person or a script would.
@@ -15,28 +16,8 @@ let contactboxBinary: String = {
 }()
 
 func contactbox(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: contactboxBinary)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    // Output goes to files, not pipes: a large export cannot fill a pipe and block the child.
-    let outPath = NSTemporaryDirectory() + "contactbox-out-" + UUID().uuidString
-    let errPath = outPath + ".err"
-    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    defer {
-        try? FileManager.default.removeItem(atPath: outPath)
-        try? FileManager.default.removeItem(atPath: errPath)
-    }
-    process.standardOutput = FileHandle(forWritingAtPath: outPath)
-    process.standardError = FileHandle(forWritingAtPath: errPath)
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return CommandResult(
-        status: process.terminationStatus,
-        stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    let outcome = try ChildProcess.run(contactboxBinary, arguments, environment: environment)
+    return CommandResult(status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr)
 }
 
 /// A fresh folder for one test, removed afterwards.

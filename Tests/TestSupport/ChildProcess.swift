@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -17,10 +19,14 @@ public final class ChildProcess {
     /// Whether the process leads a process group of its own, which `terminate` signals as a whole.
     public let leadsProcessGroup: Bool
 
-    /// Starts `path` with `arguments` (not including argv[0]), standard input from /dev/null, standard output and
-    /// error appended to `logPath`. With `newProcessGroup`, the process leads a new process group (its id is the
-    /// pid), and `terminate` signals the whole group: for servers that fork workers (Cyrus's master).
-    public init(path: String, arguments: [String], logPath: String, newProcessGroup: Bool = false) throws {
+    /// Starts `path` with `arguments` (not including argv[0]), standard input from `inputPath` (/dev/null), standard
+    /// output appended to `logPath` and standard error too, or to `errorPath`. `environment` is added to this
+    /// process's. With `newProcessGroup`, the process leads a new process group (its id is the pid), and `terminate`
+    /// signals the whole group: for servers that fork workers (Cyrus's master).
+    public init(
+        path: String, arguments: [String], logPath: String, errorPath: String? = nil,
+        inputPath: String = "/dev/null", environment: [String: String] = [:], newProcessGroup: Bool = false
+    ) throws {
         leadsProcessGroup = newProcessGroup
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -41,14 +47,27 @@ public final class ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errorPath {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        var inherited: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let variable = entry.pointee {
+            let name = String(cString: variable).prefix { $0 != "=" }
+            if environment[String(name)] == nil { inherited.append(strdup(variable)) }
+            entry += 1
+        }
+        let envp = inherited + environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for variable in envp { free(variable) } }
         var pid = pid_t()
-        let result = posix_spawnp(&pid, path, &actions, &attributes, argv, environ)
+        let result = posix_spawnp(&pid, path, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw Failure(description: "cannot start \(path): \(String(cString: strerror(result)))")
         }
@@ -108,6 +127,33 @@ public final class ChildProcess {
 @available(*, unavailable) extension ChildProcess: Sendable {}
 
 extension ChildProcess {
+    /// What a command printed, and how it ended.
+    public struct Outcome {
+        /// The exit status, or 128 + the signal that ended it.
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs a command to its end with `input` on its standard input. Input and output go through files, never
+    /// pipes: a large output cannot fill a pipe and block the child while nobody reads it.
+    public static func run(
+        _ path: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]
+    ) throws -> Outcome {
+        let folder = try TemporaryDirectory(prefix: "contactbox-run")
+        let (inputPath, outPath, errPath) = (folder.file("in"), folder.file("out"), folder.file("err"))
+        guard let file = fopen(inputPath, "wb") else { throw Failure(description: "cannot write \(inputPath)") }
+        let written = fwrite(input, 1, input.count, file)
+        fclose(file)
+        guard written == input.count else { throw Failure(description: "cannot write \(inputPath)") }
+        let child = try ChildProcess(
+            path: path, arguments: arguments, logPath: outPath, errorPath: errPath, inputPath: inputPath,
+            environment: environment)
+        let status = child.waitForExit()
+        func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return Outcome(status: status, stdout: text(outPath), stderr: text(errPath))
+    }
+
     /// Waits until `ready()` (a server answering on its port), polling every 50 ms; fails, saying which and with
     /// `log()`'s tail, when the process exits first or `seconds` pass. The caller stops the process on a failure.
     public func waitUntilServing(

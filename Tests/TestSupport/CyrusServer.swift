@@ -164,21 +164,10 @@ public final class CyrusServer: CardDAVTestServer {
         guard FileManager.default.isExecutableFile(atPath: saslpasswd2) else {
             throw TestServerFailure("no \(saslpasswd2): run Deploy/test.sh, which installs sasl2-bin")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: saslpasswd2)
-        process.arguments = ["-c", "-p", "-f", database, "-u", "localhost", name]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(password.utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestServerFailure("saslpasswd2 for \(name) failed (\(process.terminationStatus)): \(text)")
+        let outcome = try ChildProcess.run(
+            saslpasswd2, ["-c", "-p", "-f", database, "-u", "localhost", name], input: Array(password.utf8))
+        guard outcome.status == 0 else {
+            throw TestServerFailure("saslpasswd2 for \(name) failed (\(outcome.status)): \(outcome.stderr)")
         }
     }
 

@@ -9,6 +9,12 @@ let package = Package(
     products: [
         .executable(name: "contactbox", targets: ["contactbox"]),
         .executable(name: "contactbox-remote", targets: ["contactbox-remote"]),
+        // For the fuzz targets in Fuzz/, a package of its own that sees only products. Nothing here uses them, and
+        // a library product is built only for a product that depends on it.
+        .library(name: "VCard", targets: ["VCard"]),
+        .library(name: "CardDAV", targets: ["CardDAV"]),
+        .library(name: "Config", targets: ["Config"]),
+        .library(name: "StatusServer", targets: ["StatusServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

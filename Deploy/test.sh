@@ -2,8 +2,8 @@
 # Run every test (the README's test command). Installs the Debian packages the
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# then (without arguments) the hardware scenarios in the GPIO VM, and exits 1 if
-# anything failed.
+# then (without arguments) a short run of each fuzz target and the hardware scenarios
+# in the GPIO VM, and exits 1 if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +44,12 @@ swift test "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
 total=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -n 1)
 failed=$(grep -c '^✘ Test "[^"]*"\( with [0-9]* test cases\)\{0,1\} failed' "$log" || true)
 echo "swift-test: $((${total:-0} - failed)) passed, $failed failed"
+
+# --- Fuzzing: a short run of each libFuzzer target (Deploy/fuzz.sh, Docs/fuzzing.md) --
+# A crash fails the run and names the input. FUZZ_SECONDS per target.
+if [[ $# -eq 0 ]]; then
+    FUZZ_SECONDS=${FUZZ_SECONDS:-15} Deploy/fuzz.sh || status=1
+fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------
 # (Tests/hardware/gpio-vm/run, the VM harness; GPIO_VM_RUN names another.)

@@ -65,6 +65,12 @@ extension Property {
         let bytes = Array(value.utf8)
         let special: Set<UInt8> = [UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "^")]
         guard bytes.contains(where: special.contains) else { return value }
+        // A `^` before these would read as an escape: `'`, `n`, `N` and `^` themselves, and `"` and LF, which are
+        // written `^'` and `^n`.
+        let ambiguous: Set<UInt8> = [
+            UInt8(ascii: "'"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "^"), UInt8(ascii: "\""),
+            UInt8(ascii: "\n"),
+        ]
         var result: [UInt8] = []
         for (index, byte) in bytes.enumerated() {
             switch byte {
@@ -72,11 +78,10 @@ extension Property {
             case UInt8(ascii: "\n"): result += Array("^n".utf8)
             case UInt8(ascii: "\r"): continue
             case UInt8(ascii: "^"):
-                let next = index + 1 < bytes.count ? bytes[index + 1] : 0
-                let ambiguous =
-                    next == UInt8(ascii: "'") || next == UInt8(ascii: "n") || next == UInt8(ascii: "N")
-                    || next == UInt8(ascii: "^")
-                result += ambiguous ? Array("^^".utf8) : [byte]
+                // What is written next decides, not the next byte of the value: CRs are dropped, and a quote or a
+                // line break is written starting with `^` itself (`^` + LF was written `^^n`, read back as `^n`).
+                let next = bytes[(index + 1)...].first { $0 != UInt8(ascii: "\r") } ?? 0
+                result += ambiguous.contains(next) ? Array("^^".utf8) : [byte]
             default: result.append(byte)
             }
         }

@@ -31,8 +31,8 @@ ensure_venv
 
 status=0
 # --- Format: the rules in .swift-format, kept by the tool rather than by review.
-if ! swift format lint --strict --recursive Package.swift Sources Tests Plugins; then
-    echo "swift format lint: the files above need \`swift format -i -r Package.swift Sources Tests Plugins\`" >&2
+if ! swift format lint --strict --recursive Package.swift Sources Tests Plugins Fuzz; then
+    echo "swift format lint: the files above need \`swift format -i -r Package.swift Sources Tests Plugins Fuzz\`" >&2
     status=1
 fi
 

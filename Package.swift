@@ -109,7 +109,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "TestSupport", "VCard"]),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "ContactStore", "VCard", "TestSupport"]),
+        .testTarget(
+            name: "SyncTests", dependencies: ["CardDAV", "ContactStore", "HTTP", "Sync", "TestSupport", "VCard"]),
         .testTarget(
             name: "ApplianceTests",
             dependencies: [

@@ -160,9 +160,10 @@ public final class SyncPass {
             case .unauthorized:
                 let reason = "\(remote) refused the login: \(message)"
                 return Result(state: .needsAttention(.login, reason: reason), schedule: .done)
-            case .unavailable where !isOnline():
+            case let kind? where kind.isTemporary && !isOnline():
                 return Result(state: .offline, schedule: .retryLater)
-            case .unavailable, .notFound, .malformed, .invalidSyncToken, .preconditionFailed, .rejected, nil:
+            case .unavailable, .unreachable, .tooSlow, .notFound, .malformed, .invalidSyncToken, .preconditionFailed,
+                .rejected, nil:
                 let reason = "\(remote) could not be synced: \(message)"
                 return Result(state: .needsAttention(.unreachable, reason: reason), schedule: .retryLater)
             }

@@ -10,10 +10,13 @@ public enum Exit {
     public static let needsConfirmation = ExitCode(10)
     public static let dataError = ExitCode(65)
     public static let noInput = ExitCode(66)
+    /// A remote could not be reached: no route, refused, unknown host, TLS failure, a folder or stick missing.
+    public static let unavailable = ExitCode(69)
     /// The system refused what the daemon needs to start (an eventfd, a signalfd, a thread).
     public static let osError = ExitCode(71)
     public static let cannotCreate = ExitCode(73)
     public static let ioError = ExitCode(74)
+    /// A remote is busy or too slow: try again later.
     public static let temporaryFailure = ExitCode(75)
     /// A remote answered something that is no CardDAV answer, or one we refuse (a redirect elsewhere).
     public static let protocolError = ExitCode(76)
@@ -24,9 +27,9 @@ public enum Exit {
     public static let summary = """
         Exit codes: 0 done; 1 check found problems, a contact was not found, or some contacts could not be \
         synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
-        cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 71 the daemon could not start; 73 an output \
-        file could not be written; 74 the store could not be read or written; 75 a remote could not be \
-        reached or was too slow (try again later); 76 a remote gave an answer that is no CardDAV answer, or \
+        cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 69 a remote could not be reached; 71 the daemon could not \
+        start; 73 an output file could not be written; 74 the store could not be read or written; 75 a remote \
+        is busy or too slow (try again later); 76 a remote gave an answer that is no CardDAV answer, or \
         redirected elsewhere; 77 a remote refused the login; 78 the configuration is wrong.
         """
 }

@@ -209,7 +209,9 @@ public final class CardDAVAddressBook: AddressBook {
                 outcomes = try client.perform(waiting.map { requests[$0] }, maxConcurrent: writeConcurrency)
             } catch {
                 for index in waiting {
-                    results[index] = .failure(RemoteError(.unavailable(retryAfter: nil), "\(name): \(error)"))
+                    let failure =
+                        (error as? CardDAVError).map { RemoteError($0) } ?? RemoteError(.unreachable, "\(error)")
+                    results[index] = .failure(RemoteError(failure.kind, "\(name): \(failure.message)"))
                 }
                 break
             }
@@ -356,8 +358,12 @@ extension RemoteError {
         case .notFound: self.init(.notFound, error.message)
         case .invalidSyncToken: self.init(.invalidSyncToken, error.message)
         case .malformedResponse: self.init(.malformed, error.message)
-        case .network(let cause) where cause.kind == .refusedRedirect: self.init(.malformed, error.message)
-        case .network: self.init(.unavailable(retryAfter: nil), error.message)
+        case .network(let cause):
+            switch cause.kind {
+            case .refusedRedirect, .protocolError, .tooLarge: self.init(.malformed, error.message)
+            case .timeout: self.init(.tooSlow, error.message)
+            case .connect, .dns, .tls, .aborted, .other: self.init(.unreachable, error.message)
+            }
         }
     }
 }

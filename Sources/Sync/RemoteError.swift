@@ -7,8 +7,12 @@ public struct RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case rejected(status: Int)
         /// 401/403 on the collection: the run stops and needs a person (wrong password, no permission).
         case unauthorized
-        /// 429/503, or the server or network is down: try again later, after `retryAfter` seconds if given.
+        /// The server is busy (429, 503, another 5xx): try again later, after `retryAfter` seconds if given.
         case unavailable(retryAfter: Int?)
+        /// The server or folder cannot be reached (no route, refused, unknown host, TLS failure, a missing stick).
+        case unreachable
+        /// The server answered too slowly (under the low-speed limit, or past the deadline of one request).
+        case tooSlow
         /// The sync token is no longer valid (RFC 6578 `DAV:valid-sync-token`): list everything instead.
         case invalidSyncToken
         /// The remote answered something we cannot understand.
@@ -26,4 +30,14 @@ public struct RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension RemoteError.Kind {
+    /// Whether trying again later may work: what the retry policy retries.
+    public var isTemporary: Bool {
+        switch self {
+        case .unavailable, .unreachable, .tooSlow: true
+        case .preconditionFailed, .rejected, .unauthorized, .invalidSyncToken, .malformed, .notFound: false
+        }
+    }
 }

@@ -32,7 +32,7 @@ public struct RetryPolicy: Sendable {
         }
     }
 
-    /// Runs `body`, retrying on `.unavailable` with "full jitter" (a random delay up to the backoff), as AWS's
+    /// Runs `body`, retrying temporary failures (busy, unreachable, too slow) with "full jitter" (a random delay up to the backoff), as AWS's
     /// architecture blog measured to spread retries best.
     public func run<T>(_ body: () throws -> T) throws -> T {
         var attempt = 1
@@ -40,7 +40,9 @@ public struct RetryPolicy: Sendable {
             do {
                 return try body()
             } catch let error as RemoteError {
-                guard case .unavailable(let retryAfter) = error.kind, attempt < attempts,
+                var retryAfter: Int?
+                if case .unavailable(let seconds) = error.kind { retryAfter = seconds }
+                guard error.kind.isTemporary, attempt < attempts,
                     let delay = delay(afterAttempt: attempt, retryAfter: retryAfter)
                 else { throw error }
                 sleep(delay)

@@ -204,7 +204,7 @@ extension RemoteError {
     /// Errors about the remote as a whole, not one item.
     var stopsTheRun: Bool {
         switch kind {
-        case .unauthorized, .unavailable, .notFound, .invalidSyncToken, .malformed: true
+        case .unauthorized, .unavailable, .unreachable, .tooSlow, .notFound, .invalidSyncToken, .malformed: true
         case .preconditionFailed, .rejected: false
         }
     }

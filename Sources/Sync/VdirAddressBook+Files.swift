@@ -180,7 +180,7 @@ extension VdirAddressBook {
         case ENOENT, ENOTDIR:
             return RemoteError(.notFound, "\(what): \(text)")
         default:
-            return RemoteError(.unavailable(retryAfter: nil), "\(what): \(text)")
+            return RemoteError(.unreachable, "\(what): \(text)")
         }
     }
 }

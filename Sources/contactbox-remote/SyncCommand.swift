@@ -116,13 +116,14 @@ struct SyncCommand: ParsableCommand {
         case .unauthorized: Exit.noPermission
         case .malformed: Exit.protocolError
         case .notFound: Exit.findings
-        case .unavailable, .invalidSyncToken, .preconditionFailed, .rejected: Exit.temporaryFailure
+        case .unreachable: Exit.unavailable
+        case .unavailable, .tooSlow, .invalidSyncToken, .preconditionFailed, .rejected: Exit.temporaryFailure
         }
     }
 
     /// The code that says most: a failure outranks held deletions, which outrank item errors.
     static func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
-        let rank: [Int32: Int] = [0: 0, 1: 1, 10: 2, 75: 3, 76: 4, 77: 5, 74: 6, 78: 7]
+        let rank: [Int32: Int] = [0: 0, 1: 1, 10: 2, 75: 3, 69: 3, 76: 4, 77: 5, 74: 6, 78: 7]
         return (rank[b.rawValue] ?? 3) > (rank[a.rawValue] ?? 3) ? b : a
     }
 }

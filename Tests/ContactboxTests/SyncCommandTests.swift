@@ -111,6 +111,11 @@ struct SyncCommandTests {
         let refused = try contactbox(["sync", "--config", config, "--remote", "radicale"])
         #expect(refused.status == 77, "\(refused.stdout)\(refused.stderr)")
         #expect(!refused.stderr.contains("not-the-password"))
+
+        server.stop()
+        let unreachable = try contactbox(["sync", "--config", config, "--remote", "radicale"])
+        #expect(unreachable.status == 69, "\(unreachable.stdout)\(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("radicale"), "\(unreachable.stderr)")
     }
 
     @Test("a configuration mistake, or a password file others can read, exits 78 and says where")

@@ -1,3 +1,5 @@
+import CardDAV
+import HTTP
 import Testing
 
 @testable import Sync
@@ -85,5 +87,20 @@ struct RetryPolicyTests {
             #expect(calls == 1)
         }
         #expect(recorder.delays.isEmpty)
+    }
+}
+
+@Suite("What a network failure means for a run")
+struct NetworkFailureKindTests {
+    @Test(
+        "a slow server, an unreachable one and a bad answer are told apart, and only the first two are retried",
+        arguments: [
+            (HTTPError.Kind.timeout, RemoteError.Kind.tooSlow), (.connect, .unreachable), (.dns, .unreachable),
+            (.tls, .unreachable), (.protocolError, .malformed), (.tooLarge, .malformed), (.refusedRedirect, .malformed),
+        ])
+    func kinds(http: HTTPError.Kind, expected: RemoteError.Kind) {
+        let error = RemoteError(CardDAVError(.network(HTTPError(http, "failed")), "failed"))
+        #expect(error.kind == expected)
+        #expect(error.kind.isTemporary == (expected != .malformed))
     }
 }

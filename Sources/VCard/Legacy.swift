@@ -21,11 +21,15 @@ enum Legacy {
             }
         }
         if !types.isEmpty { result.parameters.append(Parameter("TYPE", types)) }
+        // A text property stays text whatever its ENCODING says, as the 3.0 reader takes it: read as binary here, its
+        // backslashes would be written bare and read back as escapes, and the card would change on every pass.
         if name == "VERSION" {
             result.value = "3.0"
+        } else if TextValue.textProperties.contains(name) {
+            result.value = escape(value, property: name)
         } else if result.parameters.contains(where: { $0.name == "ENCODING" }) {
             result.value = TextValue.removingWhitespace(value)
-        } else if TextValue.textProperties.contains(name) || name.hasPrefix("X-") {
+        } else if name.hasPrefix("X-") {
             result.value = escape(value, property: name)
         } else {
             // "\r\n" is one Character in Swift: it must be named too.

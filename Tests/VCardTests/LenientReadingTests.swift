@@ -472,6 +472,18 @@ struct LenientReadingTests {
         #expect(set.serialized().contains("\r\nX-B;X-P=a^^^':v\r\n"))
     }
 
+    /// Found by Fuzz/FuzzVCard: a 2.1 `N;ENCODING=b` with a backslash in it was carried as binary and written with
+    /// the backslash bare, which the next read took for an escape: the card changed on every pass.
+    @Test("a 2.1 text property labelled ENCODING=b stays text, and reads back the same")
+    func legacyTextLabelledBinary() throws {
+        let read = try only(card(["VERSION:2.1", "UID:b", "FN:B", #"N;ENCODING=b:Smith\Jones;Ann"#])).card
+        let written = read.serialized()
+        let again = try only(written).card
+        #expect(again.serialized() == written)
+        #expect(again.contentHash == read.contentHash)
+        #expect(again.first("N")?.value == read.first("N")?.value)
+    }
+
     @Test("only ENCODING=QUOTED-PRINTABLE or a bare QUOTED-PRINTABLE joins soft line breaks")
     func quotedPrintableDeclaration() {
         #expect(QuotedPrintable.isDeclared(in: Array("NOTE;ENCODING=QUOTED-PRINTABLE:a=".utf8)))

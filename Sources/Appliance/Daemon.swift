@@ -133,6 +133,8 @@ public final class Daemon {
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
             showSyncingUntil = now + Self.minimumSyncDisplay
             logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
+        case .progress(let activity):
+            if !worker.isStopping { board.update { $0.state = .syncing(activity) } }
         case .passFinished(let result):
             scheduler.passFinished(result.schedule, at: now)
             if !worker.isStopping { board.update { $0.state = result.state } }

@@ -3,8 +3,14 @@ import Glibc
 import StatusServer
 import Synchronization
 
-/// What the daemon's threads share about its state: the main loop, the sync worker and the status server's thread
-/// each write their part and read a consistent snapshot under one lock.
+/// What the daemon's threads share about its state, under one lock. Each part has one writer, so no thread undoes
+/// another's news:
+/// - the main loop: `state` (the only writer of `ApplianceState`: the worker's progress reaches it as events),
+///   `leds`, `look`, `nextSync` and `counters.buttonPresses`;
+/// - the sync worker (`SyncPass`): `remotes`, `contacts`, `lastSync` and the other counters;
+/// - any thread: `events` (`record`).
+///
+/// The status server's thread only reads, a consistent `snapshot()` at a time.
 public final class StatusBoard: Sendable {
     public struct Contents: Sendable {
         public var state: ApplianceState = .starting

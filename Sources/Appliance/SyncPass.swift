@@ -6,7 +6,9 @@ import StatusServer
 import Sync
 
 /// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote,
-/// syncs it, and tells the status board what happened. Owns the store connection; lives on the worker's thread.
+/// syncs it, and writes the results to the status board (the remotes, counts and contacts: the worker's part of it).
+/// Where the pass is goes out as `ApplianceState.SyncActivity` through `progress`: the main loop alone assigns the
+/// appliance's state. Owns the store connection; lives on the worker's thread.
 public final class SyncPass {
     let store: ContactStore
     let board: StatusBoard
@@ -53,9 +55,11 @@ public final class SyncPass {
         }
     }
 
-    /// Syncs every remote. `shouldStop` is asked between chunks.
+    /// Syncs every remote. `shouldStop` is asked between chunks; `progress` hears which remote the pass is at and how
+    /// far it is (at each remote's start and after each chunk).
     public func run(
-        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
+        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool,
+        progress: @escaping (ApplianceState.SyncActivity) -> Void = { _ in }
     ) -> Result {
         let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
         var worst = Result(state: .idle, schedule: .done)
@@ -64,9 +68,10 @@ public final class SyncPass {
             try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
                 let remote = remotes[index]
                 if shouldStop() { return false }
-                board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
+                progress(ApplianceState.SyncActivity(remote: remote.name))
                 let outcome = sync(
-                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop)
+                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop,
+                    progress: progress)
                 if outcome.state.severity > worst.state.severity { worst = outcome }
                 return outcome.state == .idle && !shouldStop()
             }
@@ -85,7 +90,7 @@ public final class SyncPass {
     /// One remote: the state it leaves the appliance in, and when to try again.
     private func sync(
         _ remote: RemoteConfiguration, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
-        shouldStop: @escaping @Sendable () -> Bool
+        shouldStop: @escaping @Sendable () -> Bool, progress: @escaping (ApplianceState.SyncActivity) -> Void
     ) -> Result {
         var logger = logger
         logger[metadataKey: "remote.name"] = "\(remote.name)"
@@ -94,12 +99,10 @@ public final class SyncPass {
             report = try factory.sync(
                 remote, settings, confirmDeletions: request.confirmDeletions, fullCheck: request.fullCheck,
                 shouldStop: shouldStop
-            ) { progress in
-                self.board.update {
-                    $0.state = .syncing(
-                        ApplianceState.SyncActivity(
-                            remote: remote.name, phase: progress.phase, done: progress.done, total: progress.total))
-                }
+            ) { reached in
+                progress(
+                    ApplianceState.SyncActivity(
+                        remote: remote.name, phase: reached.phase, done: reached.done, total: reached.total))
             }
         } catch let error as RemoteError {
             report = .failed(remote.name, error)

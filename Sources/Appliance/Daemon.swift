@@ -53,23 +53,22 @@ public final class Daemon {
     public init(configuration: Configuration, options: Options, logger: Logger) throws(ApplianceError) {
         self.configuration = configuration
         self.options = options
-        self.logger = logger
         signals = try SignalWatch()  // first: the threads started below inherit its signal mask
         board = StatusBoard(version: options.version, build: options.build)
+        self.logger = logger.feeding(board)
         let opened = Self.openPanel(configuration.panel)
         panel = PanelDriver(hardware: opened.hardware)
         terminal = opened.hardware is SimulatedPanel && TerminalPanel.isAvailable ? TerminalPanel() : nil
         let now = monotonicMillis()
         panel.show(.starting, at: now)
-        logger.info(
+        self.logger.info(
             "Front panel showing",
             metadata: [
                 "panel.board": "\(configuration.panel.board)",
                 "panel.first_led_ms": "\(millisecondsSinceProcessStart().map(String.init) ?? "?")",
             ])
         if let problem = opened.problem {
-            logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
-            board.record("error", "Front panel unavailable: \(problem)")
+            self.logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
         }
         wake = try WakeUp()
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
@@ -86,7 +85,6 @@ public final class Daemon {
         logger.notice(
             "ContactBox started",
             metadata: ["remotes": "\(configuration.remotes.count)", "version": "\(options.version)"])
-        board.record("info", "Started \(options.version) with \(configuration.remotes.count) remotes")
         while !stopRequested {
             let now = monotonicMillis()
             step(at: now)
@@ -143,10 +141,10 @@ public final class Daemon {
                 logger.warning("Attention needed", metadata: ["appliance.reason": "\(reason)"])
             }
         case .storeFailed(let message):
+            // The worker logged it (the journal and the page).
             board.update {
                 $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
             }
-            board.record("error", "The contact store cannot be opened: \(message)")
         }
     }
 
@@ -173,7 +171,6 @@ public final class Daemon {
         if entries[2].revents != 0 || panel.needsButtonSampling { handle(panel.sampleButton(at: now)) }
         if entries[3].revents != 0, network.update() {
             logger.notice("Network is back")
-            board.record("info", "The network is back")
             scheduler.networkCameBack(at: now)
         }
         if entries[4].revents != 0, let terminal { handle(terminal.readKeys()) }
@@ -205,14 +202,12 @@ public final class Daemon {
     func buttonPressed(long: Bool) {
         board.update { $0.counters.buttonPresses += 1 }
         guard long else {
-            logger.info("Button pressed: sync now")
-            board.record("info", "Button: sync now")
+            logger.notice("Button pressed: sync now")
             worker.request(SyncRequest(.button))
             return
         }
         let confirming = board.state.panel == .attention(.deletionsHeld)
         logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
-        board.record("info", confirming ? "Long press: held deletions confirmed" : "Long press: retry")
         board.update { $0.state = .idle }
         worker.request(SyncRequest(.longPress, confirmDeletions: confirming))
     }
@@ -228,15 +223,15 @@ public final class Daemon {
             serverSettings.password = try settings.password?.read()
             let worker = worker
             let board = board
+            let logger = logger
             server = try StatusServer(
                 settings: serverSettings, snapshot: { board.snapshot() },
                 syncNow: {
-                    board.record("info", "Status page: sync now")
+                    logger.notice("Status page: sync now")
                     worker.request(SyncRequest(.statusPage))
                 }, logger: logger)
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
-            board.record("error", "Status page unavailable: \(error)")
         }
     }
 
@@ -275,20 +270,17 @@ public final class Daemon {
         do {
             new = try Configuration.load(path: options.configPath)
         } catch {
-            logger.error("Configuration not reloaded", metadata: ["config.error": "\(error)"])
-            board.record("error", "Configuration not reloaded, the old one stays: \(error)")
+            logger.error("Configuration not reloaded, the old one stays", metadata: ["config.error": "\(error)"])
             return
         }
         if new.panel != configuration.panel || new.status != configuration.status {
-            logger.notice("Panel and status page settings change at the next restart")
-            board.record("warning", "Panel and status page settings take effect at the next restart")
+            logger.warning("Panel and status page settings take effect at the next restart")
         }
         configuration = new
         worker.reconfigure(new)
         scheduler.reconfigure(
             intervalSeconds: new.sync.interval, fullCheckSeconds: new.sync.fullCheck, now: monotonicMillis())
         logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
-        board.record("info", "Configuration reloaded: \(new.remotes.count) remotes")
         worker.request(SyncRequest(.reload))
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// - the main loop: `state` (the only writer of `ApplianceState`: the worker's progress reaches it as events),
 ///   `leds`, `look`, `nextSync` and `counters.buttonPresses`;
 /// - the sync worker (`SyncPass`): `remotes`, `contacts`, `lastSync` and the other counters;
-/// - any thread: `events` (`record`).
+/// - any thread, through the log (`StatusBoardLogHandler`): `events`.
 ///
 /// The status server's thread only reads, a consistent `snapshot()` at a time.
 public final class StatusBoard: Sendable {
@@ -45,7 +45,8 @@ public final class StatusBoard: Sendable {
 
     public var state: ApplianceState { contents.withLock { $0.state } }
 
-    /// Adds a line to the event log of the status page (the journal gets the log line from the caller).
+    /// Adds a line to the status page's event list. The log does it (`StatusBoardLogHandler`): log the line, and
+    /// the journal and the page both get it.
     public func record(_ level: String, _ message: String, at time: Int64 = wallClockSeconds()) {
         contents.withLock { contents in
             contents.events.append(StatusSnapshot.Event(time: time, level: level, message: message))

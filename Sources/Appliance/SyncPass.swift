@@ -111,15 +111,15 @@ public final class SyncPass {
             report = .failed(remote.name, RemoteError(.unauthorized, error.description))
         } catch {
             logger.error("The store failed", metadata: ["store.error": "\(error)"])
-            board.record("error", "\(remote.name): the store failed: \(error)")
             let reason = "The contact store failed: \(error)"
             return Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
         }
-        record(report, for: remote)
+        record(report, for: remote, logger: logger)
         return classify(report, remote: remote.name)
     }
 
-    private func record(_ report: SyncReport, for remote: RemoteConfiguration) {
+    /// The remote's result on the board, and in the log (the journal and the page's event list).
+    private func record(_ report: SyncReport, for remote: RemoteConfiguration, logger: Logger) {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
         board.update { contents in
@@ -139,15 +139,18 @@ public final class SyncPass {
             contents.counters.conflicts += counts.conflicts
             contents.counters.itemErrors += counts.errors
         }
-        let summary =
-            "\(remote.name): \(result): \(counts.uploaded) up, \(counts.downloaded) down, \(counts.updated) updated, "
-            + "\(counts.deleted) deleted, \(counts.errors) errors"
-        board.record(
-            report.outcome == .ok && counts.errors == 0 ? "info" : "warning",
-            report.message.map { summary + ". " + $0 } ?? summary)
+        var metadata: Logger.Metadata = [
+            "sync.result": "\(result)",
+            "sync.counts": .string(
+                "\(counts.uploaded) up, \(counts.downloaded) down, \(counts.updated) updated, "
+                    + "\(counts.deleted) deleted, \(counts.errors) errors"),
+        ]
+        if let message = report.message { metadata["sync.message"] = "\(message)" }
+        let clean = report.outcome == .ok && counts.errors == 0
+        logger.log(level: clean ? .notice : .warning, Self.headline(report.outcome), metadata: metadata)
         // Each refusal once per version of the card: the server's reason is what a person needs to fix it.
-        for line in report.refused { board.record("warning", "refused by the server: \(line)") }
-        for line in report.notes { board.record("notice", line) }
+        for line in report.refused { logger.warning("Refused by the server", metadata: ["sync.refused": "\(line)"]) }
+        for line in report.notes { logger.notice("Note on a card", metadata: ["sync.note": "\(line)"]) }
     }
 
     private func classify(_ report: SyncReport, remote: String) -> Result {
@@ -169,6 +172,16 @@ public final class SyncPass {
                 let reason = "\(remote) could not be synced: \(message)"
                 return Result(state: .needsAttention(.unreachable, reason: reason), schedule: .retryLater)
             }
+        }
+    }
+
+    /// The log line (and page event) for a remote's result.
+    static func headline(_ outcome: SyncOutcome) -> Logger.Message {
+        switch outcome {
+        case .ok: "Remote synced"
+        case .failed: "Remote not synced"
+        case .needsConfirmation: "Remote synced; deletions held"
+        case .interrupted: "Remote sync interrupted"
         }
     }
 

@@ -41,7 +41,7 @@ public final class SyncWorker: Sendable {
                 pass = try makePass()
                 try pass.loadHistory(configuration.withLock { $0 })
             } catch {
-                logger.error("Cannot open the store", metadata: ["store.error": "\(error)"])
+                logger.error("The contact store cannot be opened", metadata: ["store.error": "\(error)"])
                 post(.storeFailed("\(error)"))
                 return
             }

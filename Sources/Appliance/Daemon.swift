@@ -36,7 +36,6 @@ public final class Daemon {
     let wake: WakeUp
     let worker: SyncWorker
     let panel: PanelDriver
-    let terminal: TerminalPanel?
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
     var scheduler: Scheduler
@@ -58,7 +57,6 @@ public final class Daemon {
         self.logger = logger.feeding(board)
         let opened = Self.openPanel(configuration.panel)
         panel = PanelDriver(hardware: opened.hardware)
-        terminal = opened.hardware is SimulatedPanel && TerminalPanel.isAvailable ? TerminalPanel() : nil
         let now = monotonicMillis()
         panel.show(.starting, at: now)
         self.logger.info(
@@ -112,9 +110,7 @@ public final class Daemon {
             $0.look = panel.look
             $0.nextSync = nextSync
         }
-        if let terminal, let simulated = panel.hardware as? SimulatedPanel {
-            terminal.show(simulated, summary: state.summary)
-        }
+        panel.hardware?.showSummary(state.summary)
         if state.summary != lastStatusLine {
             lastStatusLine = state.summary
             notifier.status(state.summary)
@@ -159,7 +155,7 @@ public final class Daemon {
 
     private func waitForEvents(timeout: Int32) {
         let button = panel.hardware?.buttonEventDescriptor ?? -1
-        var entries = [signals.descriptor, wake.descriptor, button, network.descriptor, terminal?.descriptor ?? -1]
+        var entries = [signals.descriptor, wake.descriptor, button, network.descriptor]
             .map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         if poll(&entries, nfds_t(entries.count), timeout) <= 0 {
             for index in entries.indices { entries[index].revents = 0 }
@@ -167,13 +163,16 @@ public final class Daemon {
         let now = monotonicMillis()
         if entries[0].revents != 0 { handleSignals() }
         if entries[1].revents != 0 { wake.drain() }
-        // The button is read on its edge events, and on the timer while a press is being timed.
-        if entries[2].revents != 0 || panel.needsButtonSampling { handle(panel.sampleButton(at: now)) }
+        // The button is read on its edge events, and on the timer while a press is being timed; a panel whose
+        // button is a keyboard (the demo's terminal) hands over its keys then.
+        if entries[2].revents != 0 || panel.needsButtonSampling {
+            handle(panel.sampleButton(at: now))
+            handle(panel.hardware?.takeKeys() ?? [])
+        }
         if entries[3].revents != 0, network.update() {
             logger.notice("Network is back")
             scheduler.networkCameBack(at: now)
         }
-        if entries[4].revents != 0, let terminal { handle(terminal.readKeys()) }
     }
 
     // MARK: Button and keys
@@ -188,7 +187,7 @@ public final class Daemon {
         }
     }
 
-    private func handle(_ keys: [TerminalPanel.Key]) {
+    private func handle(_ keys: [PanelKey]) {
         for key in keys {
             switch key {
             case .shortPress: buttonPressed(long: false)
@@ -301,10 +300,8 @@ public final class Daemon {
         }
         server?.stop()
         server = nil
-        if let terminal, let simulated = panel.hardware as? SimulatedPanel {
-            terminal.show(simulated, summary: "Stopped")
-            terminal.restore()
-        }
+        panel.hardware?.showSummary("Stopped")
+        panel.hardware?.release()
         logger.notice("Stopped")
         return 0
     }

@@ -36,7 +36,6 @@ public final class Daemon {
     let wake: WakeUp
     let worker: SyncWorker
     let panel: PanelDriver
-    let terminal: TerminalPanel?
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
     var scheduler: Scheduler
@@ -53,23 +52,21 @@ public final class Daemon {
     public init(configuration: Configuration, options: Options, logger: Logger) throws(ApplianceError) {
         self.configuration = configuration
         self.options = options
-        self.logger = logger
         signals = try SignalWatch()  // first: the threads started below inherit its signal mask
         board = StatusBoard(version: options.version, build: options.build)
+        self.logger = logger.feeding(board)
         let opened = Self.openPanel(configuration.panel)
         panel = PanelDriver(hardware: opened.hardware)
-        terminal = opened.hardware is SimulatedPanel && TerminalPanel.isAvailable ? TerminalPanel() : nil
         let now = monotonicMillis()
         panel.show(.starting, at: now)
-        logger.info(
+        self.logger.info(
             "Front panel showing",
             metadata: [
                 "panel.board": "\(configuration.panel.board)",
                 "panel.first_led_ms": "\(millisecondsSinceProcessStart().map(String.init) ?? "?")",
             ])
         if let problem = opened.problem {
-            logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
-            board.record("error", "Front panel unavailable: \(problem)")
+            self.logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
         }
         wake = try WakeUp()
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
@@ -86,7 +83,6 @@ public final class Daemon {
         logger.notice(
             "ContactBox started",
             metadata: ["remotes": "\(configuration.remotes.count)", "version": "\(options.version)"])
-        board.record("info", "Started \(options.version) with \(configuration.remotes.count) remotes")
         while !stopRequested {
             let now = monotonicMillis()
             step(at: now)
@@ -114,9 +110,7 @@ public final class Daemon {
             $0.look = panel.look
             $0.nextSync = nextSync
         }
-        if let terminal, let simulated = panel.hardware as? SimulatedPanel {
-            terminal.show(simulated, summary: state.summary)
-        }
+        panel.hardware?.showSummary(state.summary)
         if state.summary != lastStatusLine {
             lastStatusLine = state.summary
             notifier.status(state.summary)
@@ -133,6 +127,8 @@ public final class Daemon {
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
             showSyncingUntil = now + Self.minimumSyncDisplay
             logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
+        case .progress(let activity):
+            if !worker.isStopping { board.update { $0.state = .syncing(activity) } }
         case .passFinished(let result):
             scheduler.passFinished(result.schedule, at: now)
             if !worker.isStopping { board.update { $0.state = result.state } }
@@ -141,10 +137,10 @@ public final class Daemon {
                 logger.warning("Attention needed", metadata: ["appliance.reason": "\(reason)"])
             }
         case .storeFailed(let message):
+            // The worker logged it (the journal and the page).
             board.update {
                 $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
             }
-            board.record("error", "The contact store cannot be opened: \(message)")
         }
     }
 
@@ -159,7 +155,7 @@ public final class Daemon {
 
     private func waitForEvents(timeout: Int32) {
         let button = panel.hardware?.buttonEventDescriptor ?? -1
-        var entries = [signals.descriptor, wake.descriptor, button, network.descriptor, terminal?.descriptor ?? -1]
+        var entries = [signals.descriptor, wake.descriptor, button, network.descriptor]
             .map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         if poll(&entries, nfds_t(entries.count), timeout) <= 0 {
             for index in entries.indices { entries[index].revents = 0 }
@@ -167,14 +163,16 @@ public final class Daemon {
         let now = monotonicMillis()
         if entries[0].revents != 0 { handleSignals() }
         if entries[1].revents != 0 { wake.drain() }
-        // The button is read on its edge events, and on the timer while a press is being timed.
-        if entries[2].revents != 0 || panel.needsButtonSampling { handle(panel.sampleButton(at: now)) }
+        // The button is read on its edge events, and on the timer while a press is being timed; a panel whose
+        // button is a keyboard (the demo's terminal) hands over its keys then.
+        if entries[2].revents != 0 || panel.needsButtonSampling {
+            handle(panel.sampleButton(at: now))
+            handle(panel.hardware?.takeKeys() ?? [])
+        }
         if entries[3].revents != 0, network.update() {
             logger.notice("Network is back")
-            board.record("info", "The network is back")
             scheduler.networkCameBack(at: now)
         }
-        if entries[4].revents != 0, let terminal { handle(terminal.readKeys()) }
     }
 
     // MARK: Button and keys
@@ -189,7 +187,7 @@ public final class Daemon {
         }
     }
 
-    private func handle(_ keys: [TerminalPanel.Key]) {
+    private func handle(_ keys: [PanelKey]) {
         for key in keys {
             switch key {
             case .shortPress: buttonPressed(long: false)
@@ -203,14 +201,12 @@ public final class Daemon {
     func buttonPressed(long: Bool) {
         board.update { $0.counters.buttonPresses += 1 }
         guard long else {
-            logger.info("Button pressed: sync now")
-            board.record("info", "Button: sync now")
+            logger.notice("Button pressed: sync now")
             worker.request(SyncRequest(.button))
             return
         }
         let confirming = board.state.panel == .attention(.deletionsHeld)
         logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
-        board.record("info", confirming ? "Long press: held deletions confirmed" : "Long press: retry")
         board.update { $0.state = .idle }
         worker.request(SyncRequest(.longPress, confirmDeletions: confirming))
     }
@@ -226,15 +222,15 @@ public final class Daemon {
             serverSettings.password = try settings.password?.read()
             let worker = worker
             let board = board
+            let logger = logger
             server = try StatusServer(
                 settings: serverSettings, snapshot: { board.snapshot() },
                 syncNow: {
-                    board.record("info", "Status page: sync now")
+                    logger.notice("Status page: sync now")
                     worker.request(SyncRequest(.statusPage))
                 }, logger: logger)
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
-            board.record("error", "Status page unavailable: \(error)")
         }
     }
 
@@ -273,20 +269,17 @@ public final class Daemon {
         do {
             new = try Configuration.load(path: options.configPath)
         } catch {
-            logger.error("Configuration not reloaded", metadata: ["config.error": "\(error)"])
-            board.record("error", "Configuration not reloaded, the old one stays: \(error)")
+            logger.error("Configuration not reloaded, the old one stays", metadata: ["config.error": "\(error)"])
             return
         }
         if new.panel != configuration.panel || new.status != configuration.status {
-            logger.notice("Panel and status page settings change at the next restart")
-            board.record("warning", "Panel and status page settings take effect at the next restart")
+            logger.warning("Panel and status page settings take effect at the next restart")
         }
         configuration = new
         worker.reconfigure(new)
         scheduler.reconfigure(
             intervalSeconds: new.sync.interval, fullCheckSeconds: new.sync.fullCheck, now: monotonicMillis())
         logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
-        board.record("info", "Configuration reloaded: \(new.remotes.count) remotes")
         worker.request(SyncRequest(.reload))
     }
 
@@ -307,10 +300,8 @@ public final class Daemon {
         }
         server?.stop()
         server = nil
-        if let terminal, let simulated = panel.hardware as? SimulatedPanel {
-            terminal.show(simulated, summary: "Stopped")
-            terminal.restore()
-        }
+        panel.hardware?.showSummary("Stopped")
+        panel.hardware?.release()
         logger.notice("Stopped")
         return 0
     }

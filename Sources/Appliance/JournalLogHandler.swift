@@ -33,12 +33,18 @@ public struct JournalLogHandler: LogHandler {
     func line(_ event: LogEvent) -> String {
         // On a terminal the line first clears what is there: the demo's front panel, redrawn after it.
         let prefix = prefixed ? "<\(Self.priority(event.level))>" : "\r\u{1B}[2K\(event.level): "
+        return prefix + Self.text(event, metadata: metadata) + "\n"
+    }
+
+    /// The message and then every metadata item as `key=value` (the handler's and the event's, sorted by key), all
+    /// escaped: the words of a line, in the journal and on the status page (`StatusBoardLogHandler`).
+    static func text(_ event: LogEvent, metadata: Logger.Metadata) -> String {
         var text = printable("\(event.message)")
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
             text += " " + printable(key) + "=" + printable("\(value)")
         }
-        return prefix + text + "\n"
+        return text
     }
 
     /// syslog(3) priorities.

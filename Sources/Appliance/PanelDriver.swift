@@ -1,8 +1,8 @@
 import FrontPanel
 
 /// Shows the appliance's state on the LEDs and turns the button into gestures. Owned by the main loop; the
-/// hardware is a `GPIOPanel`, a `SimulatedPanel`, or none when the panel could not be opened (the daemon goes on
-/// without it).
+/// hardware is a `GPIOPanel`, the demo's `TerminalPanel`, a `SimulatedPanel`, or none when the panel could not be
+/// opened (the daemon goes on without it).
 public final class PanelDriver {
     public let hardware: PanelHardware?
     private var state = PanelState.starting

@@ -3,8 +3,14 @@ import Glibc
 import StatusServer
 import Synchronization
 
-/// What the daemon's threads share about its state: the main loop, the sync worker and the status server's thread
-/// each write their part and read a consistent snapshot under one lock.
+/// What the daemon's threads share about its state, under one lock. Each part has one writer, so no thread undoes
+/// another's news:
+/// - the main loop: `state` (the only writer of `ApplianceState`: the worker's progress reaches it as events),
+///   `leds`, `look`, `nextSync` and `counters.buttonPresses`;
+/// - the sync worker (`SyncPass`): `remotes`, `contacts`, `lastSync` and the other counters;
+/// - any thread, through the log (`StatusBoardLogHandler`): `events`.
+///
+/// The status server's thread only reads, a consistent `snapshot()` at a time.
 public final class StatusBoard: Sendable {
     public struct Contents: Sendable {
         public var state: ApplianceState = .starting
@@ -39,7 +45,8 @@ public final class StatusBoard: Sendable {
 
     public var state: ApplianceState { contents.withLock { $0.state } }
 
-    /// Adds a line to the event log of the status page (the journal gets the log line from the caller).
+    /// Adds a line to the status page's event list. The log does it (`StatusBoardLogHandler`): log the line, and
+    /// the journal and the page both get it.
     public func record(_ level: String, _ message: String, at time: Int64 = wallClockSeconds()) {
         contents.withLock { contents in
             contents.events.append(StatusSnapshot.Event(time: time, level: level, message: message))

@@ -6,7 +6,9 @@ import StatusServer
 import Sync
 
 /// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote,
-/// syncs it, and tells the status board what happened. Owns the store connection; lives on the worker's thread.
+/// syncs it, and writes the results to the status board (the remotes, counts and contacts: the worker's part of it).
+/// Where the pass is goes out as `ApplianceState.SyncActivity` through `progress`: the main loop alone assigns the
+/// appliance's state. Owns the store connection; lives on the worker's thread.
 public final class SyncPass {
     let store: ContactStore
     let board: StatusBoard
@@ -53,9 +55,11 @@ public final class SyncPass {
         }
     }
 
-    /// Syncs every remote. `shouldStop` is asked between chunks.
+    /// Syncs every remote. `shouldStop` is asked between chunks; `progress` hears which remote the pass is at and how
+    /// far it is (at each remote's start and after each chunk).
     public func run(
-        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
+        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool,
+        progress: @escaping (ApplianceState.SyncActivity) -> Void = { _ in }
     ) -> Result {
         let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
         var worst = Result(state: .idle, schedule: .done)
@@ -64,9 +68,10 @@ public final class SyncPass {
             try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
                 let remote = remotes[index]
                 if shouldStop() { return false }
-                board.update { $0.state = .syncing(ApplianceState.SyncActivity(remote: remote.name)) }
+                progress(ApplianceState.SyncActivity(remote: remote.name))
                 let outcome = sync(
-                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop)
+                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop,
+                    progress: progress)
                 if outcome.state.severity > worst.state.severity { worst = outcome }
                 return outcome.state == .idle && !shouldStop()
             }
@@ -85,7 +90,7 @@ public final class SyncPass {
     /// One remote: the state it leaves the appliance in, and when to try again.
     private func sync(
         _ remote: RemoteConfiguration, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
-        shouldStop: @escaping @Sendable () -> Bool
+        shouldStop: @escaping @Sendable () -> Bool, progress: @escaping (ApplianceState.SyncActivity) -> Void
     ) -> Result {
         var logger = logger
         logger[metadataKey: "remote.name"] = "\(remote.name)"
@@ -94,12 +99,10 @@ public final class SyncPass {
             report = try factory.sync(
                 remote, settings, confirmDeletions: request.confirmDeletions, fullCheck: request.fullCheck,
                 shouldStop: shouldStop
-            ) { progress in
-                self.board.update {
-                    $0.state = .syncing(
-                        ApplianceState.SyncActivity(
-                            remote: remote.name, phase: progress.phase, done: progress.done, total: progress.total))
-                }
+            ) { reached in
+                progress(
+                    ApplianceState.SyncActivity(
+                        remote: remote.name, phase: reached.phase, done: reached.done, total: reached.total))
             }
         } catch let error as RemoteError {
             report = .failed(remote.name, error)
@@ -108,15 +111,15 @@ public final class SyncPass {
             report = .failed(remote.name, RemoteError(.unauthorized, error.description))
         } catch {
             logger.error("The store failed", metadata: ["store.error": "\(error)"])
-            board.record("error", "\(remote.name): the store failed: \(error)")
             let reason = "The contact store failed: \(error)"
             return Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
         }
-        record(report, for: remote)
+        record(report, for: remote, logger: logger)
         return classify(report, remote: remote.name)
     }
 
-    private func record(_ report: SyncReport, for remote: RemoteConfiguration) {
+    /// The remote's result on the board, and in the log (the journal and the page's event list).
+    private func record(_ report: SyncReport, for remote: RemoteConfiguration, logger: Logger) {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
         board.update { contents in
@@ -136,15 +139,18 @@ public final class SyncPass {
             contents.counters.conflicts += counts.conflicts
             contents.counters.itemErrors += counts.errors
         }
-        let summary =
-            "\(remote.name): \(result): \(counts.uploaded) up, \(counts.downloaded) down, \(counts.updated) updated, "
-            + "\(counts.deleted) deleted, \(counts.errors) errors"
-        board.record(
-            report.outcome == .ok && counts.errors == 0 ? "info" : "warning",
-            report.message.map { summary + ". " + $0 } ?? summary)
+        var metadata: Logger.Metadata = [
+            "sync.result": "\(result)",
+            "sync.counts": .string(
+                "\(counts.uploaded) up, \(counts.downloaded) down, \(counts.updated) updated, "
+                    + "\(counts.deleted) deleted, \(counts.errors) errors"),
+        ]
+        if let message = report.message { metadata["sync.message"] = "\(message)" }
+        let clean = report.outcome == .ok && counts.errors == 0
+        logger.log(level: clean ? .notice : .warning, Self.headline(report.outcome), metadata: metadata)
         // Each refusal once per version of the card: the server's reason is what a person needs to fix it.
-        for line in report.refused { board.record("warning", "refused by the server: \(line)") }
-        for line in report.notes { board.record("notice", line) }
+        for line in report.refused { logger.warning("Refused by the server", metadata: ["sync.refused": "\(line)"]) }
+        for line in report.notes { logger.notice("Note on a card", metadata: ["sync.note": "\(line)"]) }
     }
 
     private func classify(_ report: SyncReport, remote: String) -> Result {
@@ -167,6 +173,16 @@ public final class SyncPass {
                 let reason = "\(remote) could not be synced: \(message)"
                 return Result(state: .needsAttention(.unreachable, reason: reason), schedule: .retryLater)
             }
+        }
+    }
+
+    /// The log line (and page event) for a remote's result.
+    static func headline(_ outcome: SyncOutcome) -> Logger.Message {
+        switch outcome {
+        case .ok: "Remote synced"
+        case .failed: "Remote not synced"
+        case .needsConfirmation: "Remote synced; deletions held"
+        case .interrupted: "Remote sync interrupted"
         }
     }
 

@@ -10,6 +10,9 @@ public final class SyncWorker: Sendable {
     /// What the worker tells the main loop.
     public enum Event: Sendable, Equatable {
         case passStarted(SyncRequest)
+        /// Where the running pass is: at the start of each remote, then after each chunk. Only the newest waits in
+        /// the mailbox, as only the newest is shown.
+        case progress(ApplianceState.SyncActivity)
         case passFinished(SyncPass.Result)
         /// The store cannot be opened: nothing can be synced until a person looks.
         case storeFailed(String)
@@ -38,7 +41,7 @@ public final class SyncWorker: Sendable {
                 pass = try makePass()
                 try pass.loadHistory(configuration.withLock { $0 })
             } catch {
-                logger.error("Cannot open the store", metadata: ["store.error": "\(error)"])
+                logger.error("The contact store cannot be opened", metadata: ["store.error": "\(error)"])
                 post(.storeFailed("\(error)"))
                 return
             }
@@ -84,7 +87,9 @@ public final class SyncWorker: Sendable {
                 continue
             }
             post(.passStarted(request))
-            let result = pass.run(request, configuration: configuration.withLock { $0 }) { [self] in isStopping }
+            let result = pass.run(
+                request, configuration: configuration.withLock { $0 }, shouldStop: { [self] in isStopping },
+                progress: { [self] in post(.progress($0)) })
             // A pass's buffers (listings, cards, HTTP bodies) are free now: give the pages back until the next one.
             malloc_trim(0)
             post(.passFinished(result))
@@ -92,7 +97,13 @@ public final class SyncWorker: Sendable {
     }
 
     private func post(_ event: Event) {
-        events.withLock { $0.append(event) }
+        events.withLock { events in
+            if case .progress = event, case .progress = events.last {
+                events[events.count - 1] = event
+            } else {
+                events.append(event)
+            }
+        }
         mainLoop.signal()
     }
 }

@@ -2,13 +2,12 @@ import FrontPanel
 import Glibc
 
 /// The demo's front panel in a terminal: one line with the three LEDs and the state, redrawn in place, and keys
-/// standing in for the button (s: short press, l: long press, q: stop). Only used when both stdin and stdout are
-/// terminals; the terminal is put back as it was by `restore()`.
-public final class TerminalPanel {
-    public enum Key: Sendable, Equatable {
-        case shortPress, longPress, quit
-    }
-
+/// standing in for the button (s: short press, l: long press, q: stop). A `PanelHardware` like the GPIO one, so the
+/// main loop polls its descriptor (stdin) and reads its keys with no special case. Only used when both stdin and
+/// stdout are terminals; the terminal is put back as it was by `release()`.
+public final class TerminalPanel: PanelHardware {
+    private let lamps = SimulatedPanel()
+    private var keys: [PanelKey] = []
     private var saved = termios()
     private var raw = false
     private var drawn = false
@@ -28,27 +27,50 @@ public final class TerminalPanel {
         draw("Front panel (keys: s = press the sync button, l = long press to confirm, q = stop):\n")
     }
 
-    public var descriptor: Int32 { STDIN_FILENO }
+    public func show(_ levels: LEDLevels) throws(FrontPanelError) {
+        try lamps.show(levels)
+    }
 
-    public func restore() {
+    /// The keys are the button: it is never held down.
+    public func isButtonPressed() throws(FrontPanelError) -> Bool { false }
+
+    public var buttonEventDescriptor: Int32? { STDIN_FILENO }
+
+    /// Reads the keys typed since the last call, when there are any: never blocks the main loop.
+    public func drainButtonEvents() {
+        var entry = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 0) > 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = read(STDIN_FILENO, &buffer, buffer.count)
+        // The end of the input (the terminal closed) stops the demo, as q does.
+        guard count > 0 else {
+            if count == 0 { keys.append(.quit) }
+            return
+        }
+        keys += Self.keys(buffer[..<count])
+    }
+
+    public func takeKeys() -> [PanelKey] {
+        defer { keys.removeAll() }
+        return keys
+    }
+
+    /// Redraws the panel line in place, at every turn of the main loop: a log line may have cleared it since.
+    public func showSummary(_ summary: String) {
+        draw("\r\u{1B}[2K  " + lamps.rendered() + "   " + summary)
+        drawn = true
+    }
+
+    public func release() {
         if raw { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         raw = false
         if drawn { draw("\n") }
         drawn = false
     }
 
-    /// Redraws the panel line in place, at every turn of the main loop: a log line may have cleared it since.
-    public func show(_ panel: SimulatedPanel, summary: String) {
-        draw("\r\u{1B}[2K  " + panel.rendered() + "   " + summary)
-        drawn = true
-    }
-
-    /// The keys typed since the last call.
-    public func readKeys() -> [Key] {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        let count = read(STDIN_FILENO, &buffer, buffer.count)
-        guard count > 0 else { return count == 0 ? [.quit] : [] }
-        return buffer[..<count].compactMap { byte in
+    /// What typed bytes mean; other keys do nothing.
+    static func keys(_ bytes: some Sequence<UInt8>) -> [PanelKey] {
+        bytes.compactMap { byte in
             switch byte {
             case UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: " "), UInt8(ascii: "\n"): .shortPress
             case UInt8(ascii: "l"), UInt8(ascii: "L"): .longPress
@@ -63,7 +85,7 @@ public final class TerminalPanel {
         _ = write(STDOUT_FILENO, &bytes, bytes.count)
     }
 
-    deinit { restore() }
+    deinit { release() }
 }
 
 @available(*, unavailable) extension TerminalPanel: Sendable {}

@@ -13,9 +13,18 @@ public struct LEDLevels: Sendable, Equatable {
     public static let allOff = LEDLevels(power: false, sync: false, error: false)
 }
 
+/// A key standing in for the button, on a panel whose button is a keyboard (the demo's terminal).
+public enum PanelKey: Sendable, Equatable {
+    case shortPress, longPress
+    /// Stop the daemon (q, or the end of the input).
+    case quit
+}
+
 /// The front panel's hardware: three LEDs and one button. `GPIOPanel` drives real lines through libgpiod;
-/// `SimulatedPanel` keeps them in memory for the demo and the tests. The daemon's main loop owns the one instance
-/// (it is not shared between threads).
+/// `SimulatedPanel` keeps them in memory for the tests; the daemon's `TerminalPanel` draws them in the demo's
+/// terminal and reads keys for the button. The daemon's main loop owns the one instance (it is not shared between
+/// threads) and drives each the same way, so it never needs to know which one it has: what only the terminal does
+/// (keys, a line of text, terminal modes to put back) has a default that does nothing.
 public protocol PanelHardware: AnyObject {
     /// Drives the LEDs (active levels already applied: `true` is lit).
     func show(_ levels: LEDLevels) throws(FrontPanelError)
@@ -26,6 +35,19 @@ public protocol PanelHardware: AnyObject {
     var buttonEventDescriptor: Int32? { get }
     /// Reads and discards the button events that woke poll(2); the level is then read with `isButtonPressed()`.
     func drainButtonEvents()
+    /// The keys `drainButtonEvents()` read, oldest first, on a panel whose button is a keyboard.
+    func takeKeys() -> [PanelKey]
+    /// Shows the appliance's one-line summary on a panel with room for text, at every turn of the main loop.
+    func showSummary(_ summary: String)
+    /// The daemon is stopping: puts back what the panel changed beyond its lines (the terminal's modes).
+    func release()
+}
+
+extension PanelHardware {
+    /// Three LEDs and a button: no keys, no text, nothing to put back.
+    public func takeKeys() -> [PanelKey] { [] }
+    public func showSummary(_ summary: String) {}
+    public func release() {}
 }
 
 /// A front-panel failure a person can act on: it names the chip, the line and the board file.

@@ -1,5 +1,5 @@
-/// The front panel without hardware: the demo draws it in the terminal, the status page mirrors it, and tests
-/// press its button.
+/// The front panel without hardware: the status page mirrors it, tests press its button, and the demo's
+/// `TerminalPanel` keeps its LEDs in one and draws them in the terminal.
 public final class SimulatedPanel: PanelHardware {
     public private(set) var levels = LEDLevels.allOff
     public var buttonPressed = false

@@ -76,6 +76,21 @@ struct SyncPassTests {
         #expect(snapshot.lastSync != nil)
     }
 
+    @Test("a pass reports each remote and how far it is, and leaves the appliance's state to the main loop")
+    func progressReported() throws {
+        let fixture = try PassFixture(contacts: 150)
+        var reported: [ApplianceState.SyncActivity] = []
+        _ = fixture.makePass().run(
+            SyncRequest(.button), configuration: fixture.configuration, shouldStop: { false },
+            progress: { reported.append($0) })
+        #expect(reported.first == ApplianceState.SyncActivity(remote: "nas"))
+        #expect(reported.contains(ApplianceState.SyncActivity(remote: "nas", phase: "Sending", done: 100, total: 150)))
+        #expect(reported.last == ApplianceState.SyncActivity(remote: "nas", phase: "Sending", done: 150, total: 150))
+        // What the page and systemd's status line say, as before the worker sent events.
+        #expect(reported.last.map { ApplianceState.syncing($0).summary } == "Syncing nas: sending 150 of 150")
+        #expect(fixture.board.state == .starting)
+    }
+
     @Test("a folder that is gone needs attention (unreachable), names the folder, and is retried")
     func missingFolder() throws {
         let fixture = try PassFixture(contacts: 3, folderExists: false)
@@ -195,6 +210,8 @@ struct SyncWorkerTests {
         #expect(started.count == 1)
         #expect(started.first?.triggers == [.button, .statusPage, .interval])
         #expect(events.last == .passFinished(SyncPass.Result(state: .idle, schedule: .done)))
+        // Where the pass was reached the main loop as events.
+        #expect(events.contains { if case .progress(let activity) = $0 { activity.remote == "nas" } else { false } })
         #expect(fixture.files().count == 10)
     }
 

@@ -64,6 +64,9 @@ struct RunCommandTests {
         }
         #expect(idle.contains("\"contacts\":2"), "\(idle)")
         #expect(idle.contains("\"uploaded\":2"), "\(idle)")
+        // The log feeds the page's events: the start and the remote's result, in the journal's words.
+        #expect(idle.contains("ContactBox started remotes=1"), "\(idle)")
+        #expect(idle.contains("Remote synced remote.name=cloud sync.counts=2 up, 0 down"), "\(idle)")
         let files = try FileManager.default.contentsOfDirectory(atPath: workspace.path + "/cloud")
         #expect(files.sorted() == ["a.vcf", "b.vcf"])
 
@@ -85,6 +88,7 @@ struct RunCommandTests {
         #expect(stop(daemon) == 0)
         let output = try String(contentsOfFile: log, encoding: .utf8)
         #expect(output.contains("Stopped"), "\(output)")
+        #expect(output.contains("Status page: sync now"), "\(output)")
     }
 
     @Test("a board file that cannot be opened is a clear error, and the daemon still syncs and serves its page")

@@ -1,7 +1,9 @@
 import Logging
+import SafeText
 
 /// Feeds the status page's event list from the log, so that one `logger.notice(...)` writes the journal and the
-/// page alike, in the same words (the journal's line without its priority, escaped the same way).
+/// page alike: the journal's message, then its values under the last word of their keys, which people read
+/// ("Remote synced (name nas, counts 150 up, 2 down, result ok)"), escaped the same way.
 ///
 /// Which lines: the appliance's own (logged from the `Appliance` module) at notice and above: what it did that a
 /// person may look for (started, synced a remote, reloaded, a button press) and what went wrong. The libraries'
@@ -33,7 +35,15 @@ public struct StatusBoardLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         guard event.level >= Self.pageLevel, event.source == Self.source else { return }
-        board.record(event.level.rawValue, JournalLogHandler.text(event, metadata: metadata))
+        board.record(event.level.rawValue, Self.text(event, metadata: metadata))
+    }
+
+    static func text(_ event: LogEvent, metadata: Logger.Metadata) -> String {
+        let values = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map { key, value in
+            "\(key.split(separator: ".").last ?? Substring(key)) \(value)"
+        }
+        let message = "\(event.message)"
+        return printable(values.isEmpty ? message : message + " (" + values.joined(separator: ", ") + ")")
     }
 }
 

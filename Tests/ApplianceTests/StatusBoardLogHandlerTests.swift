@@ -21,8 +21,8 @@ struct StatusBoardLogHandlerTests {
         let events = board.snapshot().events.reversed().map { "\($0.level) \($0.message)" }
         #expect(
             events == [
-                "notice Remote synced remote.name=nas sync.result=ok",
-                "error The store failed remote.name=nas store.error=disk full",
+                "notice Remote synced (name nas, result ok)",
+                "error The store failed (name nas, error disk full)",
             ])
     }
 
@@ -41,7 +41,7 @@ struct StatusBoardLogHandlerTests {
             "Refused by the server", metadata: ["sync.refused": "Eve\n<3>forged \u{1B}[2J"], source: "Appliance")
         #expect(
             board.snapshot().events.first?.message
-                == "Refused by the server remote.name=nas sync.refused=Eve\\u{A}<3>forged \\u{1B}[2J")
+                == "Refused by the server (name nas, refused Eve\\u{A}<3>forged \\u{1B}[2J)")
     }
 
     @Test("a journal level above notice still leaves the page its notices")
@@ -62,7 +62,7 @@ struct StatusBoardLogHandlerTests {
         let events = board.snapshot().events
         #expect(events.count == StatusBoard.eventLimit)
         // Newest first.
-        #expect(events.first?.message == "Line n=\(StatusBoard.eventLimit + 4) remote.name=nas")
-        #expect(events.last?.message == "Line n=5 remote.name=nas")
+        #expect(events.first?.message == "Line (n \(StatusBoard.eventLimit + 4), name nas)")
+        #expect(events.last?.message == "Line (n 5, name nas)")
     }
 }

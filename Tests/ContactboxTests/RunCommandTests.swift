@@ -65,8 +65,8 @@ struct RunCommandTests {
         #expect(idle.contains("\"contacts\":2"), "\(idle)")
         #expect(idle.contains("\"uploaded\":2"), "\(idle)")
         // The log feeds the page's events: the start and the remote's result, in the journal's words.
-        #expect(idle.contains("ContactBox started remotes=1"), "\(idle)")
-        #expect(idle.contains("Remote synced remote.name=cloud sync.counts=2 up, 0 down"), "\(idle)")
+        #expect(idle.contains("ContactBox started (remotes 1"), "\(idle)")
+        #expect(idle.contains("Remote synced (name cloud, counts 2 up, 0 down"), "\(idle)")
         let files = try FileManager.default.contentsOfDirectory(atPath: workspace.path + "/cloud")
         #expect(files.sorted() == ["a.vcf", "b.vcf"])
 

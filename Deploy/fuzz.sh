@@ -85,7 +85,7 @@ seed() { # TARGET DIRECTORY
     FuzzTOML)
         cp Deploy/contactbox.example.toml "$2"/
         for file in Board/*.toml; do cp "$file" "$2/board-$(basename "$file")"; done
-        for file in Tests/ApplianceTests/*.swift; do swift_literals "$file" "$2" ""; done
+        for file in Tests/ConfigTests/*.swift; do swift_literals "$file" "$2" ""; done
         ;;
     FuzzStatusRequest)
         # The first byte picks the server: odd, the one with the password "fuzz-secret" (dXNlcjpmdXp6LXNlY3JldA==).

@@ -81,9 +81,12 @@ enum CardParser {
             property.value = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
                 .joined(separator: "\\n")
         }
-        if TextValue.textProperties.contains(upperName), let repaired = TextValue.repairingEscapes(in: property.value) {
-            property.value = repaired.value
-            for escape in repaired.repaired { log.note(.escapes, escape) }
+        if TextValue.textProperties.contains(upperName) {
+            // Text whatever its ENCODING says (as the 2.1 reader takes it): the same value must read back the same.
+            if let repaired = TextValue.repairingEscapes(in: property.value) {
+                property.value = repaired.value
+                for escape in repaired.repaired { log.note(.escapes, escape) }
+            }
         } else if upperName == "URL", let repaired = TextValue.unescapingURI(property.value) {
             // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text.
             property.value = repaired.value

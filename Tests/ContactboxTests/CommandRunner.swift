@@ -43,6 +43,30 @@ final class Workspace {
         try String(contentsOfFile: path + "/" + name, encoding: .utf8)
     }
 
+    /// `contactbox.toml` with the store in this folder and one CardDAV remote, its password in a file of mode 600;
+    /// `more` is added to the remote (`ca_file = ...`), `blocks` after it (other remotes). Returns its path.
+    func carddavConfig(
+        name: String, url: String, username: String, password: String, more: String = "", blocks: String = ""
+    ) throws -> String {
+        let passwordFile = try file(name + ".password", password + "\n")
+        chmod(passwordFile, 0o600)
+        return try file(
+            "contactbox.toml",
+            """
+            store = "\(db)"
+
+            [[remote]]
+            name = "\(name)"
+            kind = "carddav"
+            url = "\(url)"
+            username = "\(username)"
+            password_file = "\(passwordFile)"
+            \(more)
+            \(blocks)
+
+            """)
+    }
+
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 

@@ -9,22 +9,9 @@ import Testing
     .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct HTTPSCommandTests {
     func configure(_ work: Workspace, server: RadicaleServer, caLines: String) throws -> String {
-        let password = try work.file("radicale.password", RadicaleServer.password + "\n")
-        chmod(password, 0o600)
-        return try work.file(
-            "contactbox.toml",
-            """
-            store = "\(work.db)"
-
-            [[remote]]
-            name = "radicale"
-            kind = "carddav"
-            url = "\(server.addressBookURL())"
-            username = "\(RadicaleServer.username)"
-            password_file = "\(password)"
-            \(caLines)
-
-            """)
+        try work.carddavConfig(
+            name: "radicale", url: server.addressBookURL(), username: RadicaleServer.username,
+            password: RadicaleServer.password, more: caLines)
     }
 
     @Test("without ca_file: exit 69, the message says the CA is not trusted and suggests ca_file; with it, a sync")

@@ -44,21 +44,7 @@ final class HostileCardDAVServer {
 @Suite("contactbox sync against a hostile CardDAV server", .serialized)
 struct HostileServerCommandTests {
     func configure(_ work: Workspace, _ server: HostileCardDAVServer) throws -> String {
-        let password = try work.file("password", "secret\n")
-        chmod(password, 0o600)
-        return try work.file(
-            "contactbox.toml",
-            """
-            store = "\(work.db)"
-
-            [[remote]]
-            name = "hostile"
-            kind = "carddav"
-            url = "\(server.bookURL)"
-            username = "user"
-            password_file = "\(password)"
-
-            """)
+        try work.carddavConfig(name: "hostile", url: server.bookURL, username: "user", password: "secret")
     }
 
     /// What is on the box, by name.

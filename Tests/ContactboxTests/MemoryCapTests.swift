@@ -32,26 +32,18 @@ struct MemoryCapTests {
         // Radicale reads and caches a seeded book on its first request, slowly on a busy machine: done here, so the
         // daemon's requests find a warm server and its timeouts measure the daemon, not the seeding.
         _ = try? server.request("PROPFIND", server.addressBookURL(), headers: ["Depth: 1"])
-        let password = try work.file("radicale.password", RadicaleServer.password + "\n")
-        chmod(password, 0o600)
         let port = try freeLoopbackPort()
-        let config = try work.file(
-            "contactbox.toml",
-            """
-            store = "\(work.db)"
-            [sync]
-            interval = "1h"
-            [panel]
-            board = "simulated"
-            [status]
-            listen = "127.0.0.1:\(port)"
-            [[remote]]
-            name = "radicale"
-            kind = "carddav"
-            url = "\(server.addressBookURL())"
-            username = "\(RadicaleServer.username)"
-            password_file = "\(password)"
-            """)
+        let config = try work.carddavConfig(
+            name: "radicale", url: server.addressBookURL(), username: RadicaleServer.username,
+            password: RadicaleServer.password,
+            blocks: """
+                [sync]
+                interval = "1h"
+                [panel]
+                board = "simulated"
+                [status]
+                listen = "127.0.0.1:\(port)"
+                """)
 
         let group = try MemoryCgroup(name: "daemon", limitBytes: 20 * 1024 * 1024)
         let log = work.path + "/daemon.log"

@@ -8,27 +8,16 @@ import Testing
     .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(10)))
 struct SyncCommandTests {
     func configure(_ work: Workspace, server: RadicaleServer, folderName: String = "nas") throws -> String {
-        let password = try work.file("radicale.password", RadicaleServer.password + "\n")
-        chmod(password, 0o600)
-        return try work.file(
-            "contactbox.toml",
-            """
-            store = "\(work.db)"
-
-            [[remote]]
-            name = "radicale"
-            kind = "carddav"
-            url = "\(server.addressBookURL())"
-            username = "\(RadicaleServer.username)"
-            password_file = "\(password)"
-
-            [[remote]]
-            name = "nas"
-            kind = "vdir"
-            folder = "\(work.path)/\(folderName)"
-            create_folder = true
-
-            """)
+        try work.carddavConfig(
+            name: "radicale", url: server.addressBookURL(), username: RadicaleServer.username,
+            password: RadicaleServer.password,
+            blocks: """
+                [[remote]]
+                name = "nas"
+                kind = "vdir"
+                folder = "\(work.path)/\(folderName)"
+                create_folder = true
+                """)
     }
 
     @Test("contacts imported on the box reach the server and the folder, and a server edit comes back")

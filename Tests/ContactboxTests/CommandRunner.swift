@@ -67,6 +67,19 @@ final class Workspace {
             """)
     }
 
+    /// The daemon's settings for a test: no scheduled pass within the test, the simulated panel, the status page on
+    /// loopback at `port`.
+    static func daemonSettings(port: UInt16) -> String {
+        """
+        [sync]
+        interval = "1h"
+        [panel]
+        board = "simulated"
+        [status]
+        listen = "127.0.0.1:\(port)"
+        """
+    }
+
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 

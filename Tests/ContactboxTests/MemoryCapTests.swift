@@ -36,14 +36,7 @@ struct MemoryCapTests {
         let config = try work.carddavConfig(
             name: "radicale", url: server.addressBookURL(), username: RadicaleServer.username,
             password: RadicaleServer.password,
-            blocks: """
-                [sync]
-                interval = "1h"
-                [panel]
-                board = "simulated"
-                [status]
-                listen = "127.0.0.1:\(port)"
-                """)
+            blocks: Workspace.daemonSettings(port: port))
 
         let group = try MemoryCgroup(name: "daemon", limitBytes: 20 * 1024 * 1024)
         let log = work.path + "/daemon.log"

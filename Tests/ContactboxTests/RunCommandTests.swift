@@ -22,12 +22,7 @@ struct RunCommandTests {
             "contactbox.toml",
             """
             store = "\(workspace.db)"
-            [sync]
-            interval = "1h"
-            [panel]
-            board = "simulated"
-            [status]
-            listen = "127.0.0.1:\(port)"
+            \(Workspace.daemonSettings(port: port))
             [[remote]]
             name = "cloud"
             kind = "vdir"

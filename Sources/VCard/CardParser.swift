@@ -12,7 +12,14 @@ enum CardParser {
             properties.reserveCapacity(lines.count)
             for line in lines {
                 do throws(VCardError) {
-                    properties.append(try property(from: line, legacy: legacy, log: &log))
+                    let read = try property(from: line, legacy: legacy, log: &log)
+                    // `BEGIN;X=y:VCARD` is no card boundary to the reader but would be one once written: such a line
+                    // holds no contact data, and keeping it would split the card on its next read.
+                    guard !["BEGIN", "END"].contains(read.name.uppercased()) else {
+                        log.note(.structureLine, read.name.uppercased())
+                        continue
+                    }
+                    properties.append(read)
                 } catch {
                     // A line that is no property at all may be the rest of the one before it.
                     guard error.code == .malformedLine, let last = properties.indices.last,
@@ -288,7 +295,7 @@ struct RepairLog: Sendable {
     enum Kind: Sendable {
         case fileEncoding, byteOrderMark, lineEnds, added, derivedFN, addedUID, charset, unusableCharset, notUTF8,
             escapes
-        case bareParameters, joinedLines
+        case bareParameters, joinedLines, structureLine
         /// Repairs that change an identity or leave doubtful data: sync reports these for every card it reads.
         case uidControls, invalidBase64
     }
@@ -333,6 +340,7 @@ struct RepairLog: Sendable {
                 return ["read non-standard escapes \(items.joined(separator: " ")) as the escaped characters"]
             case .bareParameters: return ["read bare parameters \(list)"]
             case .joinedLines: return ["joined lines that were not properties to the \(list) before them"]
+            case .structureLine: return ["dropped \(list) lines inside the card"]
             case .uidControls: return items.map { "removed control characters from the UID, now \($0)" }
             case .invalidBase64: return ["\(list) holds data that is not valid base64; kept as it is"]
             }

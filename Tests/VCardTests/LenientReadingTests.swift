@@ -487,6 +487,17 @@ struct LenientReadingTests {
         #expect(spaced.first("NOTE")?.value == "two words")
     }
 
+    /// Found by Fuzz/FuzzVCard: `BEGIN;ENCODING=QUOTED-PRINTABLE:VCARD` inside a card was kept as a property and
+    /// written as `BEGIN:VCARD`, so the written card read back as two.
+    @Test("a BEGIN or END line with parameters inside a card is dropped, and the card reads back as one")
+    func structureLineInsideCard() throws {
+        let parsed = try only(
+            card(["VERSION:3.0", "UID:s", "FN:S", "BEGIN;ENCODING=QUOTED-PRINTABLE:VCARD", "END;X=1:VCARD"]))
+        #expect(parsed.card.first("BEGIN") == nil && parsed.card.first("END") == nil)
+        #expect(parsed.repairs.contains("dropped BEGIN, END lines inside the card"))
+        #expect(try only(parsed.card.serialized()).card == parsed.card)
+    }
+
     @Test("only ENCODING=QUOTED-PRINTABLE or a bare QUOTED-PRINTABLE joins soft line breaks")
     func quotedPrintableDeclaration() {
         #expect(QuotedPrintable.isDeclared(in: Array("NOTE;ENCODING=QUOTED-PRINTABLE:a=".utf8)))

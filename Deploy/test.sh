@@ -2,8 +2,9 @@
 # Run every test (the README's test command). Installs the Debian packages the
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# then (without arguments) a short run of each fuzz target and the hardware scenarios
-# in the GPIO VM, and exits 1 if anything failed.
+# then (without arguments) a short run of each fuzz target, the hardware scenarios in
+# the GPIO VM and the installed box under systemd in a Debian VM, and exits 1 if
+# anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +56,14 @@ fi
 # (Tests/hardware/gpio-vm/run, the VM harness; GPIO_VM_RUN names another.)
 if [[ $# -eq 0 ]]; then
     Tests/hardware/run.sh || status=1
+fi
+
+# --- The installed box under systemd: Debian 12 in the same VM harness ---------
+# (--guest debian: debootstrap's root filesystem, cached in the harness's cache;
+# install.sh --bin, a reboot, then the service's scenarios; Tests/systemd/run.sh).
+# It says SKIPPED where QEMU cannot run.
+if [[ $# -eq 0 ]]; then
+    Tests/systemd/run.sh || status=1
 fi
 
 # --- Teardown: stop what the sections above started. --------------------------

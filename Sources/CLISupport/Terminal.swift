@@ -5,9 +5,25 @@ import Glibc
 public enum Terminal {
     public static let isInteractive = isatty(STDERR_FILENO) == 1
 
+    /// Under systemd, an error line starts with sd-daemon(3)'s `<3>`: the journal then files it as an error.
+    /// Unprefixed, it was filed at the stream's default priority, info, and `journalctl -p err` did not show why
+    /// the service failed to start (a configuration error, exit 78).
     public static func error(_ message: String) {
-        note("contactbox: " + message)
+        write((stderrIsJournal ? "<3>" : "") + "contactbox: " + message + "\n")
     }
+
+    /// Whether stderr is systemd's journal stream: `$JOURNAL_STREAM` names its device and inode (systemd.exec(5)),
+    /// compared with stderr's own, so that a program started from such a service with stderr elsewhere (a pipe,
+    /// a terminal) writes no prefix.
+    public static let stderrIsJournal: Bool = {
+        guard let value = getenv("JOURNAL_STREAM") else { return false }
+        let parts = String(cString: value).split(separator: ":")
+        var status = stat()
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]),
+            fstat(STDERR_FILENO, &status) == 0
+        else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+    }()
 
     public static func note(_ message: String) {
         write(message + "\n")

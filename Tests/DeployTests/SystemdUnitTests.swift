@@ -51,10 +51,12 @@ import Testing
         #expect(unit.value("Type") == "notify")
         #expect(unit.value("NotifyAccess") == "main")
         #expect(unit.value("ExecStart") == "/usr/local/bin/contactbox run")
-        #expect(unit.value("ExecReload") == "/bin/kill -HUP $MAINPID")
+        #expect(unit.value("ExecReload") == "/bin/sh -c 'kill -HUP \"$$MAINPID\"'")
         #expect(unit.value("WatchdogSec") == "60")
         #expect(unit.value("Restart") == "on-failure")
         #expect(unit.value("RestartSec") == "5")
+        // A configuration error (exit 78) is not restarted in a loop.
+        #expect(unit.value("RestartPreventExitStatus") == "78")
         #expect(unit.value("TimeoutStopSec") == "10")
 
         // Identity and files.

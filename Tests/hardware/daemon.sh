@@ -48,7 +48,12 @@ stop_daemon() {
 }
 
 status_json() {
-	wget -q -O - http://127.0.0.1:8080/api/status
+	# busybox wget in the small guest, curl in the Debian one (Tests/systemd)
+	if command -v wget >/dev/null; then
+		wget -q -O - http://127.0.0.1:8080/api/status
+	else
+		curl -s --max-time 5 http://127.0.0.1:8080/api/status
+	fi
 }
 
 # status_has PATTERN: /api/status (saved in /tmp/status.json) matches the grep pattern.

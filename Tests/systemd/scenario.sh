@@ -1,0 +1,213 @@
+# shellcheck shell=bash
+# The installed box under a real systemd: runs in the Debian guest of
+# Tests/hardware/gpio-vm (run --guest debian), as root, in bash, after
+# lib.sh (check, press, level, on_host, reboot_vm ...) and once per boot.
+# Tests/systemd/run.sh adds the release binaries (/opt/vm/bin), the files
+# install.sh needs (/opt/contactbox-src) and /opt/vm/stage.env (Radicale's
+# address on the host, the number of contacts there).
+# The checks pass sh -c scripts in single quotes on purpose: the inner shell expands them.
+# shellcheck disable=SC2016
+# shellcheck source=Tests/hardware/daemon.sh
+. /opt/vm/daemon.sh
+# shellcheck source=/dev/null
+. /opt/vm/stage.env
+src=/opt/contactbox-src
+unit=contactbox
+cred=/etc/contactbox/radicale.password
+
+show() { systemctl show -p "$1" --value "$unit"; }
+# restart_box: restarts the service, and shows its journal at once if it does not come up
+restart_box() {
+	if ! systemctl "${1:-restart}" "$unit"; then
+		fail "systemctl ${1:-restart} $unit"
+		journalctl -u "$unit" -b --no-pager -n 30 | sed 's/^/  journal: /'
+	fi
+}
+main_pid() { show MainPID; }
+# journal_since CURSOR_FILE: the unit's journal lines after the cursor saved there
+journal_since() { journalctl -u "$unit" --no-pager -o cat --after-cursor="$(cat "$1")"; }
+mark_journal() { journalctl -n 0 --show-cursor -q | sed -n 's/^-- cursor: //p' >"$1"; }
+
+# The configuration a household writes after installing: the Radicale address book
+# on the host, its password as a systemd credential, and (add_nas) a vdir folder.
+write_box_config() {
+	local nas=""
+	if [ -n "${1:-}" ]; then
+		nas=$'\n[[remote]]\nname = "nas"\nkind = "vdir"\nfolder = "/var/lib/contactbox/nas"\ncreate_folder = true'
+	fi
+	cat >/etc/contactbox/contactbox.toml <<CONF
+[sync]
+interval = "1h"
+
+[panel]
+board = "raspberry-pi-4"
+
+[[remote]]
+name = "radicale"
+kind = "carddav"
+url = "$RADICALE_URL"
+username = "alice"
+password_credential = "radicale"
+allow_insecure_http = true
+$nas
+CONF
+}
+
+case $GPIO_VM_BOOT in
+1)
+	# ---- Install, as a household with a Pi 4 does (here the board is named: a VM
+	# has no device tree), with the prebuilt binaries
+	if bash "$src/Deploy/install.sh" --bin /opt/vm/bin --board raspberry-pi-4 --hostname contactbox \
+		>/tmp/install.log 2>&1; then
+		pass "install.sh --bin installs and starts the service"
+	else
+		fail "install.sh --bin installs and starts the service"
+		sed 's/^/  install: /' /tmp/install.log
+	fi
+	check "the service runs with the example configuration" within 60 sh -c "[ \"\$(systemctl is-active $unit)\" = active ]"
+	# ---- Failures: a configuration error at start. The daemon exits 78; it must
+	# not be restarted every RestartSec for ever.
+	printf '[sync]\ninterval = "soon"\n' >>/etc/contactbox/contactbox.toml
+	systemctl restart "$unit" 2>/dev/null
+	sleep 11 # two RestartSec and a margin
+	echo "with a broken configuration: $(systemctl show -p ActiveState,Result,ExecMainStatus,NRestarts "$unit" | paste -sd' ')"
+	check "Failures: a configuration error at start (exit 78) is not restarted in a loop" \
+		test "$(show ExecMainStatus) $(show NRestarts) $(show ActiveState)" = "78 0 failed"
+	check "the journal says why, at priority err" sh -c "journalctl -u $unit -b -p err -o cat | grep 'contactbox.toml:'"
+	# ---- The household's own configuration, the password as a credential
+	write_box_config
+	install -m 600 -o root -g root /dev/null "$cred"
+	printf '%s\n' "$RADICALE_PASSWORD" >"$cred"
+	mkdir -p /etc/systemd/system/$unit.service.d
+	printf '[Service]\nLoadCredential=radicale:%s\n' "$cred" >/etc/systemd/system/$unit.service.d/credential.conf
+	systemctl daemon-reload
+	systemctl reset-failed "$unit"
+	reboot_vm
+	;;
+esac
+
+# ---- boot 2: First boot
+check "First boot: the service is active after the reboot" within 120 sh -c "[ \"\$(systemctl is-active $unit)\" = active ]"
+ready_us=$(($(show ActiveEnterTimestampMonotonic) - $(show ExecMainStartTimestampMonotonic)))
+boot_us=$(show ActiveEnterTimestampMonotonic)
+echo "READY: $((ready_us / 1000)) ms after the daemon started, at uptime $((boot_us / 1000)) ms (kernel start to READY)"
+check "READY=1 within ${READY_BOUND_S} s of the start" test "$ready_us" -le $((READY_BOUND_S * 1000000))
+systemctl status --no-pager -n 0 "$unit" >/tmp/status.txt 2>&1
+sed 's/^/  | /' /tmp/status.txt | head -n 12
+check "systemctl status shows the summary line (Status: \"...\")" grep -q '^ *Status: "' /tmp/status.txt
+check "the start-up sync fetches every contact from Radicale ($RADICALE_CONTACTS), password from LoadCredential=" \
+	wait_status '"contacts":'"$RADICALE_CONTACTS" "$SYNC_BOUND_S"
+check "the LEDs show the idle look" idle 30
+check "the status page answers on port 8080, forwarded to the host" on_host status-page 60
+check "Avahi: contactbox.local resolves inside the guest" sh -c \
+	'timeout 15 avahi-resolve -4 -n contactbox.local | tee /dev/stderr | grep -q "10\.0\.2\.15"'
+check "Avahi announces the status page (_http._tcp)" sh -c \
+	'timeout 15 avahi-browse -t -r -p _http._tcp 2>/dev/null | grep -q "ContactBox"'
+
+# ---- Memory: the start-up sync above went through the cgroup's cap
+cg=/sys/fs/cgroup/system.slice/$unit.service
+peak=$(cat "$cg/memory.peak")
+echo "memory: peak $((peak / 1024)) KiB through the sync of $RADICALE_CONTACTS contacts; MemoryHigh $(show MemoryHigh), MemoryMax $(show MemoryMax); events: $(paste -sd' ' "$cg/memory.events")"
+check "Memory: memory.peak within MemoryMax" test "$peak" -le "$(show MemoryMax)"
+check "Memory: nothing killed (oom_kill 0, NRestarts 0)" test "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events") $(show NRestarts)" = "0 0"
+
+# ---- Reload
+cp /etc/contactbox/contactbox.toml /tmp/good.toml
+pid=$(main_pid)
+mark_journal /tmp/cursor
+printf '[sync]\ninterval = "soon"\n' >>/etc/contactbox/contactbox.toml
+systemctl reload "$unit"
+check "Reload: a broken configuration keeps the daemon (same PID)" test "$(main_pid)" = "$pid"
+check "Reload: the journal says why" within 10 sh -c 'journalctl -u contactbox --no-pager -o cat --after-cursor="$(cat /tmp/cursor)" | grep -q "not reloaded"'
+check "Reload: the page says why" within 10 status_has 'not reloaded'
+mark_journal /tmp/cursor
+write_box_config nas
+systemctl reload "$unit"
+check "Reload: with a good one, the journal says reloaded" within 10 sh -c 'journalctl -u contactbox --no-pager -o cat --after-cursor="$(cat /tmp/cursor)" | grep -q "Configuration reloaded"'
+check "Reload: the new remote is syncing (files arrive)" within 60 sh -c '[ "$(find /var/lib/contactbox/nas -name "*.vcf" 2>/dev/null | wc -l)" -gt 0 ]'
+
+# ---- Stop, in the middle of that sync
+mark_journal /tmp/cursor
+started=$(date +%s%N)
+systemctl stop --no-block "$unit"
+check "Stop: the LEDs go dark" within 3 dark_now
+check "Stop: the process is gone within 5 s" within 5 sh -c '[ "$(systemctl show -p MainPID --value contactbox)" = 0 ] && [ "$(systemctl is-active contactbox)" = inactive ]'
+echo "stopped in $((($(date +%s%N) - started) / 1000000)) ms; result $(show Result), status $(show ExecMainStatus)"
+sent=$(vcf_count /var/lib/contactbox/nas)
+echo "files written before the stop: $sent of $RADICALE_CONTACTS"
+restart_box start
+check "Stop: the next start resumes the sync" within "$SYNC_BOUND_S" sh -c '[ "$(find /var/lib/contactbox/nas -name "*.vcf" | wc -l)" -eq '"$RADICALE_CONTACTS"' ]'
+check "then idle" idle 60
+
+# ---- The button
+short_press
+check "Button: a press syncs (the sync LED blinks)" within 5 blinking "$SYNC"
+check "Button: back to the idle look" idle 90
+check "Button: one press counted" sh -c 'curl -s http://127.0.0.1:8080/metrics | grep -q "^contactbox_button_presses_total 1"'
+
+# ---- Failures: kill -9, then a stopped main loop
+pid=$(main_pid)
+restarts=$(show NRestarts)
+kill -9 "$pid"
+check "Failures: kill -9 -> restarted after RestartSec" within 30 sh -c '[ "$(systemctl show -p NRestarts --value contactbox)" = '"$((restarts + 1))"' ] && [ "$(systemctl is-active contactbox)" = active ]'
+# The unit's WatchdogSec=60 would make this wait a minute: a runtime drop-in shortens it.
+mkdir -p /run/systemd/system/$unit.service.d
+printf '[Service]\nWatchdogSec=8\n' >/run/systemd/system/$unit.service.d/watchdog.conf
+systemctl daemon-reload
+restart_box
+within 60 sh -c '[ "$(systemctl is-active contactbox)" = active ]'
+idle 60
+pid=$(main_pid)
+kill -STOP "$pid"
+check "Failures: SIGSTOP -> the watchdog kills it and it is restarted" within 40 sh -c \
+	'p=$(systemctl show -p MainPID --value contactbox); [ "$p" != 0 ] && [ "$p" != '"$pid"' ] && [ "$(systemctl is-active contactbox)" = active ]'
+check "the journal names the watchdog" sh -c 'journalctl -u contactbox -b --no-pager | grep -q "Watchdog timeout"'
+rm -f /run/systemd/system/$unit.service.d/watchdog.conf
+systemctl daemon-reload
+restart_box
+
+# ---- Journal: priorities
+journalctl -u "$unit" -b -p warning --no-pager -o short-monotonic | tail -n 5 | sed 's/^/  | /'
+check "Journal: the reload error is at priority err" sh -c 'journalctl -u contactbox -b -p err -o cat | grep -q "not reloaded"'
+check "Journal: info lines are not errors" sh -c '! journalctl -u contactbox -b -p err -o cat | grep -q "Configuration reloaded"'
+
+# ---- Upgrade: install.sh again with a newer build
+within 60 sh -c '[ "$(systemctl is-active contactbox)" = active ]'
+mkdir -p /tmp/newer
+cp /opt/vm/bin/contactbox /opt/vm/bin/contactbox-remote /tmp/newer/
+# a different file than the installed one (a trailing byte; ELF loaders ignore it)
+printf '\n' >>/tmp/newer/contactbox
+before=$(sha256sum /etc/contactbox/contactbox.toml "$cred" | awk '{ print $1 }' | paste -sd' ')
+contacts=$(curl -s http://127.0.0.1:8080/api/status | grep -o '"contacts":[0-9]*')
+pid=$(main_pid)
+if bash "$src/Deploy/install.sh" --bin /tmp/newer >/tmp/upgrade.log 2>&1; then
+	pass "Upgrade: install.sh --bin runs again"
+else
+	fail "Upgrade: install.sh --bin runs again"
+	sed 's/^/  install: /' /tmp/upgrade.log
+fi
+check "Upgrade: the new binary is installed" cmp -s /tmp/newer/contactbox /usr/local/bin/contactbox
+check "Upgrade: configuration and password file kept" test "$(sha256sum /etc/contactbox/contactbox.toml "$cred" | awk '{ print $1 }' | paste -sd' ')" = "$before"
+check "Upgrade: the service was restarted" within 60 sh -c 'p=$(systemctl show -p MainPID --value contactbox); [ "$p" != 0 ] && [ "$p" != '"$pid"' ]'
+check "Upgrade: the store is kept ($contacts)" wait_status "$contacts" 60
+
+# ---- Sandbox: every hardening line on, and nothing refused over all of the above
+journalctl -b -1 -b 0 >/dev/null 2>&1 || true
+if journalctl --no-pager -o cat -u "$unit" | grep -E 'EPERM|SIGSYS|Read-only file system|Operation not permitted|Permission denied' >/tmp/denied.txt; then
+	fail "Sandbox: nothing denied in the journal over all scenarios"
+	head -n 20 /tmp/denied.txt | sed 's/^/  | /'
+else
+	pass "Sandbox: nothing denied in the journal over all scenarios"
+fi
+# A refused system call returns EPERM (SystemCallErrorNumber=); a SIGSYS kill would be
+# an audit record (type=1326) naming the program.
+if journalctl -k --no-pager -o cat | grep 'type=1326' | grep 'contactbox' >/tmp/seccomp.txt; then
+	fail "Sandbox: no seccomp kills of contactbox in the kernel log"
+	head -n 5 /tmp/seccomp.txt | sed 's/^/  | /'
+else
+	pass "Sandbox: no seccomp kills of contactbox in the kernel log"
+fi
+systemd-analyze security --no-pager "$unit" >/tmp/security.txt 2>&1
+grep -E 'Overall exposure level' /tmp/security.txt | sed 's/^/  /'
+check "Sandbox: systemd-analyze security prints its score" grep -q 'Overall exposure level' /tmp/security.txt
+[ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 60 | sed 's/^/  journal: /'

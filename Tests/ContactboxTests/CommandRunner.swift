@@ -22,11 +22,11 @@ func contactbox(_ arguments: [String], environment: [String: String] = [:]) thro
 
 /// A fresh folder for one test, removed afterwards.
 final class Workspace {
-    let path: String
+    private let folder: TemporaryDirectory
+    var path: String { folder.path }
 
     init() throws {
-        path = NSTemporaryDirectory() + "contactbox-cli-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        folder = try TemporaryDirectory(prefix: "contactbox-cli")
     }
 
     var db: String { path + "/store/contacts.sqlite" }
@@ -80,7 +80,6 @@ final class Workspace {
         """
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 func card(_ uid: String, _ name: String, _ extra: String...) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `list`, `show`, `check` and `export` on a store whose folder is a read-only mount: each runs in a mount
@@ -15,23 +16,11 @@ struct ReadOnlyStoreCommandTests {
             defer { chmod(folder, 0o755) }
             return try contactbox(arguments)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.unshare)
         let script = "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\""
-        process.arguments =
-            ["--mount", "--propagation", "private", "sh", "-c", script, "sh", folder, contactboxBinary]
-            + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        let outcome = try ChildProcess.run(
+            Self.unshare,
+            ["--mount", "--propagation", "private", "sh", "-c", script, "sh", folder, contactboxBinary] + arguments)
+        return CommandResult(status: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr)
     }
 
     @Test(

@@ -37,9 +37,13 @@ enum CardParser {
         }
     }
 
-    private static func isVersion21(_ bytes: [UInt8]) -> Bool {
-        let text = String(decoding: bytes.prefix(16), as: UTF8.self).uppercased().filter { $0 != " " }
-        return text == "VERSION:2.1"
+    /// `VERSION:2.1`, also with parameters or a group (`VERSION;X=1:2.1`): the card is read as 2.1 exactly when
+    /// it will be written with that version line, so that what is written reads back the same.
+    static func isVersion21(_ bytes: [UInt8]) -> Bool {
+        let text = String(decoding: bytes.prefix(64), as: UTF8.self).uppercased().filter { $0 != " " }
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        let name = text[..<colon].prefix { $0 != ";" }.split(separator: ".").last ?? ""
+        return name == "VERSION" && text[text.index(after: colon)...] == "2.1"
     }
 
     private static func property(

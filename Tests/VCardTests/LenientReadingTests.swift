@@ -498,6 +498,16 @@ struct LenientReadingTests {
         #expect(try only(parsed.card.serialized()).card == parsed.card)
     }
 
+    /// Found by Fuzz/FuzzVCard: `VERSION;:2.1` was not seen as 2.1, so the card was read as 3.0 and written with
+    /// `VERSION:2.1`, which the next read took for 2.1: the card changed on its second pass.
+    @Test("a VERSION:2.1 line with parameters still makes the card 2.1, and it reads back the same")
+    func versionLineWithParameters() throws {
+        let read = try only(card(["VERSION;:2.1", "UID:v", #"N;ENCODING=QUOTED-PRINTABLE:M=FCller;Jo"#])).card
+        #expect(read.first("N")?.value == "Müller;Jo")
+        let written = read.serialized()
+        #expect(try only(written).card.serialized() == written)
+    }
+
     @Test("only ENCODING=QUOTED-PRINTABLE or a bare QUOTED-PRINTABLE joins soft line breaks")
     func quotedPrintableDeclaration() {
         #expect(QuotedPrintable.isDeclared(in: Array("NOTE;ENCODING=QUOTED-PRINTABLE:a=".utf8)))

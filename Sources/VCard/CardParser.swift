@@ -98,10 +98,13 @@ enum CardParser {
                 property.value = repaired.value
                 for escape in repaired.repaired { log.note(.escapes, escape) }
             }
-        } else if upperName == "URL", let repaired = TextValue.unescapingURI(property.value) {
-            // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text.
-            property.value = repaired.value
-            for escape in repaired.repaired { log.note(.escapes, escape) }
+        } else if upperName == "URL" {
+            // A URI has no escapes, but Apple and Google write `URL:http\://...` as if it were text. A URI whatever
+            // its ENCODING says, like text above.
+            if let repaired = TextValue.unescapingURI(property.value) {
+                property.value = repaired.value
+                for escape in repaired.repaired { log.note(.escapes, escape) }
+            }
         } else if property.parameters.contains(where: { $0.name == "ENCODING" && $0.values.first?.lowercased() == "b" })
         {
             // Base64 folded with extra spaces (Apple's two-space continuation lines): the spaces are not data.

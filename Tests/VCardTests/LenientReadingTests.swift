@@ -485,6 +485,9 @@ struct LenientReadingTests {
         // The same in 3.0, with nothing to repair: its spaces are text, not base64's folding.
         let spaced = try only(card(["VERSION:3.0", "UID:s", "FN:S", "NOTE;ENCODING=b:two words"])).card
         #expect(spaced.first("NOTE")?.value == "two words")
+        // A URL too (found by fuzzing the same way): its spaces stay.
+        let url = try only(card(["VERSION:3.0", "UID:u", "FN:U", "URL;ENCODING=b:a b"])).card
+        #expect(url.first("URL")?.value == "a b")
     }
 
     /// Found by Fuzz/FuzzVCard: `BEGIN;ENCODING=QUOTED-PRINTABLE:VCARD` inside a card was kept as a property and

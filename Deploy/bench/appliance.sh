@@ -27,14 +27,8 @@ contactbox=$CONTACTBOX_BIN
 read -ra sizes <<<"${BENCH_SIZES:-1000 10000 50000}"
 seconds=${BENCH_WRK_SECONDS:-30}
 
-work=$(mktemp -d)
-pids=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=Deploy/lib/bench-work.sh
+source Deploy/lib/bench-work.sh
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
 # shellcheck source=Deploy/lib/bench-radicale.sh
@@ -68,7 +62,6 @@ row "idle, nothing to sync (now)" "" "$(mb "$idle_kb")" "" ""
 base_kb=
 for n in "${sizes[@]}"; do
     radicale_start "$n"
-    pids+=("$radicale_pid")
     daemon_start "sync-$n" 1h "$(carddav_remote)"
     footprint_watch "$pid" "$work/sync-$n.fp"
     daemon_wait_runs 1 1800

@@ -37,15 +37,9 @@ cap_kb=$((${BENCH_CAP_MB:-20} * 1024))
 repeat=${BENCH_REPEAT:-2}
 seconds=${BENCH_WRK_SECONDS:-30}
 
-work=$(mktemp -d)
-pids=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-    memcap_remove
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=Deploy/lib/bench-work.sh
+source Deploy/lib/bench-work.sh
+bench_on_exit+=(memcap_remove)
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
 # shellcheck source=Deploy/lib/bench-radicale.sh
@@ -54,7 +48,6 @@ source Deploy/lib/bench-radicale.sh
 source Deploy/lib/bench-daemon.sh
 radicale_configure "$work"
 radicale_start "$contacts"
-pids+=("$radicale_pid")
 memcap_drop_caches
 echo "memory cgroup: $memcap_kind; page cache before each run: $memcap_cold; $contacts contacts"
 

@@ -22,8 +22,8 @@ source Deploy/lib/release-build.sh
 release_build "${spm_flags[@]}"
 contactbox=$CONTACTBOX_BIN
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=Deploy/lib/bench-work.sh
+source Deploy/lib/bench-work.sh
 
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh

@@ -29,14 +29,8 @@ contacts=${BENCH_CONTACTS:-1000}
 requests=${BENCH_REQUESTS:-1000000}
 changes=$(((contacts + 99) / 100))
 
-work=$(mktemp -d)
-pids=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=Deploy/lib/bench-work.sh
+source Deploy/lib/bench-work.sh
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
 # shellcheck source=Deploy/lib/bench-radicale.sh
@@ -45,7 +39,6 @@ source Deploy/lib/bench-radicale.sh
 source Deploy/lib/bench-daemon.sh
 radicale_configure "$work"
 radicale_start "$contacts"
-pids+=("$radicale_pid")
 remotes=2
 
 daemon_start soak 1s "$(carddav_remote)

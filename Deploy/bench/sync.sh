@@ -25,13 +25,8 @@ source Deploy/lib/release-build.sh
 release_build
 contactbox=$CONTACTBOX_BIN
 
-work=$(mktemp -d)
-radicale_pid=
-cleanup() {
-    [[ -n $radicale_pid ]] && kill "$radicale_pid" 2>/dev/null && wait "$radicale_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=Deploy/lib/bench-work.sh
+source Deploy/lib/bench-work.sh
 # shellcheck source=Deploy/lib/bench-radicale.sh
 source Deploy/lib/bench-radicale.sh
 radicale_configure "$work"

@@ -28,14 +28,8 @@ source Deploy/lib/release-build.sh
 contacts=${BENCH_CONTACTS:-3000}
 repeat=${BENCH_REPEAT:-3}
 
-work=$(mktemp -d)
-pids=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=Deploy/lib/bench-work.sh
+source Deploy/lib/bench-work.sh
 
 declare -A bin
 # shellcheck disable=SC2119 # no extra swift build flags
@@ -73,7 +67,6 @@ source Deploy/lib/bench-radicale.sh
 source Deploy/lib/bench-daemon.sh
 radicale_configure "$work"
 radicale_start "$contacts"
-pids+=("$radicale_pid")
 python3 Deploy/bench/gen_contacts.py "$contacts" "$work/contacts.vcf"
 
 variants=(shipped gnutls malloc tempcache osize relr)

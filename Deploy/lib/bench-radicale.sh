@@ -3,7 +3,7 @@
 #   radicale_configure WORK   writes the users, the password file and radicale.conf into WORK; sets port, book,
 #                             and ca_line (the contactbox remote's ca_file line; empty over HTTP)
 #   radicale_start N          (re)starts it with N cards written as files (PUTs are slow); sets radicale_pid
-# The caller stops it (kill "$radicale_pid") in its cleanup. BENCH_TLS=1: over HTTPS, with a test CA
+# Deploy/lib/bench-work.sh stops it (kill "$radicale_pid") on exit. BENCH_TLS=1: over HTTPS, with a test CA
 # (Deploy/lib/test-ca.sh) that contactbox (ca_file), vdirsyncer and the seeding script trust.
 
 # shellcheck source=Deploy/lib/test-ca.sh

@@ -145,6 +145,21 @@ check "Button: a press syncs (the sync LED blinks)" within 5 blinking "$SYNC"
 check "Button: back to the idle look" idle 90
 check "Button: one press counted" sh -c 'curl -s http://127.0.0.1:8080/metrics | grep -q "^contactbox_button_presses_total 1"'
 
+# ---- The long press: 40 % of the folder's cards gone at once is held (the guard's share is 30 %), and a long
+# press confirms it; the rest of the store stays.
+gone=$((RADICALE_CONTACTS * 2 / 5))
+find /var/lib/contactbox/nas -name '*.vcf' | sort | head -n "$gone" | xargs rm -f
+short_press
+check "Long press: $gone cards gone from the folder are held (the error LED flashes)" within 60 blinking "$ERROR"
+check "Long press: the page says deletions are held" within 10 status_has '"attention":"deletions_held"'
+check "Long press: nothing was deleted from the store" status_has '"contacts":'"$RADICALE_CONTACTS"
+press "$BUTTON"
+sleep 3.4
+check "Long press: at 3 s every LED lights to acknowledge" sh -c "[ \$(level $POWER)\$(level $SYNC)\$(level $ERROR) = 111 ]"
+release "$BUTTON"
+check "Long press: released, the deletions are carried out" wait_status '"contacts":'"$((RADICALE_CONTACTS - gone))" "$SYNC_BOUND_S"
+check "Long press: then idle" idle 90
+
 # ---- Failures: kill -9, then a stopped main loop
 pid=$(main_pid)
 restarts=$(show NRestarts)

@@ -42,7 +42,8 @@ enum CardParser {
     static func isVersion21(_ bytes: [UInt8]) -> Bool {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self).uppercased().filter { $0 != " " }
         guard let colon = text.firstIndex(of: ":") else { return false }
-        let name = text[..<colon].prefix { $0 != ";" }.split(separator: ".").last ?? ""
+        let name =
+            text[..<colon].prefix { $0 != ";" }.split(separator: ".", omittingEmptySubsequences: false).last ?? ""
         return name == "VERSION" && text[text.index(after: colon)...] == "2.1"
     }
 

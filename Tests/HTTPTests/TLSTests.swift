@@ -83,14 +83,20 @@ struct TLSTests {
         #expect(server.waitForLog(containing: "alert unknown ca"), "\(server.log())")
     }
 
-    @Test("a certificate for another host name is refused, naming the host")
-    func wrongHostName() throws {
+    /// A server whose certificate, `pair`, our own test CA signed, and a client that trusts that CA: the refusal.
+    func refusalOfTrustedCA(
+        _ pair: KeyPath<TestCertificates, TestCertificates.Pair>, agent: String
+    ) throws -> (RadicaleServer, HTTPError?) {
         let certificates = try TestCertificates.shared()
         let server = try RadicaleServer(
-            tls: .init(certificates.wrongHost, authority: certificates.authority), logRequests: true)
-        let agent = "ContactBox/wrong-host"
-        let failure = try refusal(
-            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+            tls: .init(certificates[keyPath: pair], authority: certificates.authority), logRequests: true)
+        let client = try makeClient(agent: agent, caFile: certificates.authority, caPath: nil)
+        return (server, try refusal(by: server, to: client, agent: agent))
+    }
+
+    @Test("a certificate for another host name is refused, naming the host")
+    func wrongHostName() throws {
+        let (_, failure) = try refusalOfTrustedCA(\.wrongHost, agent: "ContactBox/wrong-host")
         #expect(
             failure?.message.contains("the server's certificate (127.0.0.1) is not issued for that host name") == true)
         #expect(failure?.message.contains("target host name '127.0.0.1'") == true)
@@ -98,12 +104,7 @@ struct TLSTests {
 
     @Test("an expired certificate is refused, saying so")
     func expired() throws {
-        let certificates = try TestCertificates.shared()
-        let server = try RadicaleServer(
-            tls: .init(certificates.expired, authority: certificates.authority), logRequests: true)
-        let agent = "ContactBox/expired"
-        let failure = try refusal(
-            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+        let (server, failure) = try refusalOfTrustedCA(\.expired, agent: "ContactBox/expired")
         #expect(failure?.message.contains("the server's certificate (127.0.0.1) has expired") == true)
         #expect(failure?.message.contains("certificate has expired") == true)
         #expect(server.waitForLog(containing: "alert certificate expired"), "\(server.log())")
@@ -111,12 +112,7 @@ struct TLSTests {
 
     @Test("a certificate not valid yet is refused, pointing to the clock")
     func notYetValid() throws {
-        let certificates = try TestCertificates.shared()
-        let server = try RadicaleServer(
-            tls: .init(certificates.notYetValid, authority: certificates.authority), logRequests: true)
-        let agent = "ContactBox/not-yet-valid"
-        let failure = try refusal(
-            by: server, to: makeClient(agent: agent, caFile: certificates.authority, caPath: nil), agent: agent)
+        let (_, failure) = try refusalOfTrustedCA(\.notYetValid, agent: "ContactBox/not-yet-valid")
         #expect(failure?.message.contains("the server's certificate (127.0.0.1) is not valid yet") == true)
         #expect(failure?.message.contains("certificate is not yet valid") == true)
         #expect(failure?.message.contains("Check this box's clock") == true)

@@ -3,11 +3,11 @@
 # harness (Tests/hardware/gpio-vm/run --guest debian: systemd as PID 1, the Pi 4's
 # line names on gpio-sim, user-mode networking), installs the release binaries
 # there with Deploy/install.sh --bin as a household would, reboots, and runs
-# Tests/systemd/scenario.sh (first boot, sync with LoadCredential=, memory,
-# reload, stop, button, failures, journal, upgrade, sandbox) against a Radicale
+# Tests/systemd/scenario.sh (first boot, sync with LoadCredential=, reload, stop,
+# button, failures, journal, upgrade, memory, sandbox) against a Radicale
 # on this host (the guest reaches it as 10.0.2.2). About 7 min on a busy
 # 2-core machine (TCG), most of it the two boots and the syncs.
-#   Tests/systemd/run.sh [--contacts N]
+#   Tests/systemd/run.sh [--contacts N] [--memory-contacts N]
 # Prints one closing line "systemd-vm: N passed, M failed"; exits 1 on any failure.
 # Skipped, saying so, where QEMU cannot run (not x86_64, or not root: debootstrap
 # and mkfs.ext4 -d need root).
@@ -20,20 +20,23 @@ usage() {
     cat <<'EOF2'
 
 Options:
-  --contacts N   contacts in the Radicale address book (default 3000). The box
-                 syncs them from Radicale, then into a vdir folder; the memory
-                 check watches the first sync. 10000 is the figure of
-                 Docs/memory.md, measured once (17 min on a busy 2-core
-                 machine, most of it Radicale and the 10,000 vdir files);
-                 3000 keeps the test command's stage at about 7 min.
-  -h, --help     this text
+  --contacts N         contacts in the Radicale address book the scenarios use
+                       (default 3000): the box syncs them from Radicale, then
+                       into a vdir folder, deletes 40 % of them, and so on.
+  --memory-contacts N  contacts in a second address book (default 10000) that a
+                       fresh store downloads at the end, under the unit's memory
+                       cap, for the memory check (about 2 min of the stage).
+  -h, --help           this text
 Environment: GPIO_VM_RUN names another harness; GPIO_VM_CACHE its cache.
 EOF2
 }
-contacts=3000
+contacts=3000 memory_contacts=10000
 while [[ $# -gt 0 ]]; do
     case $1 in
-        --contacts) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { usage >&2; exit 64; }; contacts=$2; shift ;;
+        --contacts | --memory-contacts)
+            [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { usage >&2; exit 64; }
+            if [[ $1 == --contacts ]]; then contacts=$2; else memory_contacts=$2; fi
+            shift ;;
         -h | --help) usage; exit 0 ;;
         *) echo "systemd-vm: unknown option $1" >&2; usage >&2; exit 64 ;;
     esac
@@ -68,7 +71,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Radicale on 127.0.0.1 with the address book the box syncs at its first boot.
+# Radicale on 127.0.0.1 with the address book the box syncs at its first boot, and
+# the larger one of the memory check (written as files too, then read once so that
+# Radicale has it cached, as radicale_start does for the first).
 # shellcheck source=Deploy/lib/venv.sh
 source Deploy/lib/venv.sh
 ensure_venv >&2
@@ -77,6 +82,8 @@ source Deploy/lib/bench-radicale.sh
 mkdir -p "$work/radicale"
 radicale_configure "$work/radicale"
 radicale_start "$contacts"
+python3 Deploy/bench/seed_radicale.py collection "$work/radicale/storage/collection-root/alice/big" "$memory_contacts"
+curl -s -o /dev/null -u "alice:$(cat "$work/radicale/password")" -X PROPFIND -H 'Depth: 1' "${book%contacts/}big/"
 
 # What install.sh reads from the clone, and the binaries it installs.
 src=$work/src
@@ -89,6 +96,8 @@ cat >"$work/stage.env" <<ENV
 RADICALE_URL='http://10.0.2.2:$port/alice/contacts/'
 RADICALE_PASSWORD='$(cat "$work/radicale/password")'
 RADICALE_CONTACTS=$contacts
+MEMORY_URL='http://10.0.2.2:$port/alice/big/'
+MEMORY_CONTACTS=$memory_contacts
 # bounds under TCG on a 2-core machine (measured: see Tests/hardware/gpio-vm/README.md)
 READY_BOUND_S=20
 SYNC_BOUND_S=420

@@ -16,6 +16,15 @@ unit=contactbox
 cred=/etc/contactbox/radicale.password
 
 show() { systemctl show -p "$1" --value "$unit"; }
+# memory_check WHAT: the service's cgroup (made anew at each start) stayed within MemoryMax, and nothing in it was
+# killed since the start
+memory_check() {
+	local cg=/sys/fs/cgroup/system.slice/$unit.service peak
+	peak=$(cat "$cg/memory.peak")
+	echo "memory: peak $((peak / 1024)) KiB through $1; MemoryHigh $(show MemoryHigh), MemoryMax $(show MemoryMax); events: $(paste -sd' ' "$cg/memory.events")"
+	check "Memory: memory.peak within MemoryMax ($1)" test "$peak" -le "$(show MemoryMax)"
+	check "Memory: nothing killed ($1)" test "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events")" = 0
+}
 # restart_box: restarts the service, and shows its journal at once if it does not come up
 restart_box() {
 	if ! systemctl "${1:-restart}" "$unit"; then
@@ -29,7 +38,7 @@ journal_since() { journalctl -u "$unit" --no-pager -o cat --after-cursor="$(cat 
 mark_journal() { journalctl -n 0 --show-cursor -q | sed -n 's/^-- cursor: //p' >"$1"; }
 
 # The configuration a household writes after installing: the Radicale address book
-# on the host, its password as a systemd credential, and (add_nas) a vdir folder.
+# on the host (or BOOK_URL), its password as a systemd credential, and (add_nas) a vdir folder.
 write_box_config() {
 	local nas=""
 	if [ -n "${1:-}" ]; then
@@ -45,7 +54,7 @@ board = "raspberry-pi-4"
 [[remote]]
 name = "radicale"
 kind = "carddav"
-url = "$RADICALE_URL"
+url = "${BOOK_URL:-$RADICALE_URL}"
 username = "alice"
 password_credential = "radicale"
 allow_insecure_http = true
@@ -105,11 +114,7 @@ check "Avahi announces the status page (_http._tcp)" sh -c \
 	'timeout 15 avahi-browse -t -r -p _http._tcp 2>/dev/null | grep -q "ContactBox"'
 
 # ---- Memory: the start-up sync above went through the cgroup's cap
-cg=/sys/fs/cgroup/system.slice/$unit.service
-peak=$(cat "$cg/memory.peak")
-echo "memory: peak $((peak / 1024)) KiB through the sync of $RADICALE_CONTACTS contacts; MemoryHigh $(show MemoryHigh), MemoryMax $(show MemoryMax); events: $(paste -sd' ' "$cg/memory.events")"
-check "Memory: memory.peak within MemoryMax" test "$peak" -le "$(show MemoryMax)"
-check "Memory: nothing killed (oom_kill 0, NRestarts 0)" test "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events") $(show NRestarts)" = "0 0"
+memory_check "the sync of $RADICALE_CONTACTS contacts"
 
 # ---- Reload
 cp /etc/contactbox/contactbox.toml /tmp/good.toml
@@ -127,12 +132,15 @@ check "Reload: with a good one, the journal says reloaded" within 10 sh -c 'jour
 check "Reload: the new remote is syncing (files arrive)" within 60 sh -c '[ "$(find /var/lib/contactbox/nas -name "*.vcf" 2>/dev/null | wc -l)" -gt 0 ]'
 
 # ---- Stop, in the middle of that sync
-mark_journal /tmp/cursor
-started=$(date +%s%N)
+# The time is systemd's own: from just before the request (the guest's uptime, which is CLOCK_MONOTONIC in a VM
+# that never suspends) to the main process's exit; polling with whole-second deadlines cannot measure 5 s.
+read -r requested _ </proc/uptime
 systemctl stop --no-block "$unit"
 check "Stop: the LEDs go dark" within 3 dark_now
-check "Stop: the process is gone within 5 s" within 5 sh -c '[ "$(systemctl show -p MainPID --value contactbox)" = 0 ] && [ "$(systemctl is-active contactbox)" = inactive ]'
-echo "stopped in $((($(date +%s%N) - started) / 1000000)) ms; result $(show Result), status $(show ExecMainStatus)"
+check "Stop: the process ends" within 30 sh -c '[ "$(systemctl show -p MainPID --value contactbox)" = 0 ] && [ "$(systemctl is-active contactbox)" = inactive ]'
+stop_ms=$((($(show ExecMainExitTimestampMonotonic) - ${requested/./}0000) / 1000))
+echo "stopped in $stop_ms ms; result $(show Result), status $(show ExecMainStatus)"
+check "Stop: the process is gone within 5 s of the request" test "$stop_ms" -le 5000
 sent=$(vcf_count /var/lib/contactbox/nas)
 echo "files written before the stop: $sent of $RADICALE_CONTACTS"
 restart_box start
@@ -148,7 +156,7 @@ check "Button: one press counted" sh -c 'curl -s http://127.0.0.1:8080/metrics |
 # ---- The long press: 40 % of the folder's cards gone at once is held (the guard's share is 30 %), and a long
 # press confirms it; the rest of the store stays.
 gone=$((RADICALE_CONTACTS * 2 / 5))
-find /var/lib/contactbox/nas -name '*.vcf' | sort | head -n "$gone" | xargs rm -f
+find /var/lib/contactbox/nas -name '*.vcf' | sort | sed -n "1,${gone}p" | xargs rm -f
 short_press
 check "Long press: $gone cards gone from the folder are held (the error LED flashes)" within 60 blinking "$ERROR"
 check "Long press: the page says deletions are held" within 10 status_has '"attention":"deletions_held"'
@@ -205,6 +213,18 @@ check "Upgrade: the new binary is installed" cmp -s /tmp/newer/contactbox /usr/l
 check "Upgrade: configuration and password file kept" test "$(sha256sum /etc/contactbox/contactbox.toml "$cred" | awk '{ print $1 }' | paste -sd' ')" = "$before"
 check "Upgrade: the service was restarted" within 60 sh -c 'p=$(systemctl show -p MainPID --value contactbox); [ "$p" != 0 ] && [ "$p" != '"$pid"' ]'
 check "Upgrade: the store is kept ($contacts)" wait_status "$contacts" 60
+
+# ---- Memory at the larger size: a fresh store downloads the second address book under the unit's cap
+systemctl stop "$unit"
+rm -rf /var/lib/contactbox/contacts.sqlite* /var/lib/contactbox/nas
+BOOK_URL=$MEMORY_URL write_box_config
+restarts=$(show NRestarts)
+started=$(date +%s)
+restart_box start
+check "Memory: a fresh store downloads $MEMORY_CONTACTS contacts" wait_status '"contacts":'"$MEMORY_CONTACTS" "$SYNC_BOUND_S"
+echo "downloaded in about $(($(date +%s) - started)) s"
+memory_check "the download of $MEMORY_CONTACTS contacts"
+check "Memory: not restarted during it" test "$(show NRestarts)" = "$restarts"
 
 # ---- Sandbox: every hardening line on, and nothing refused over all of the above
 journalctl -b -1 -b 0 >/dev/null 2>&1 || true

@@ -4,6 +4,7 @@ import FrontPanel
 import Glibc
 import Logging
 import StatusServer
+import SystemSupport
 
 /// `contactbox run`: the appliance. One main loop owns the front panel, the scheduler, the network watch, signals
 /// and systemd; the sync worker and the status server run on threads of their own and meet it in the
@@ -148,7 +149,7 @@ public final class Daemon {
     private func timeout(at now: Int64) -> Int32 {
         var wakeAt = scheduler.nextPass
         if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
-        if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led) }
+        if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led.wholeMilliseconds) }
         if notifier.watchdogInterval != nil { wakeAt = min(wakeAt, nextWatchdog) }
         return Int32(clamping: max(0, min(wakeAt - now, 60_000)))
     }

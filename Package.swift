@@ -120,7 +120,8 @@ let package = Package(
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
-        .testTarget(name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "TestSupport"]),
+        .testTarget(
+            name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "SystemSupport", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(

@@ -50,7 +50,7 @@ let package = Package(
         // What every module needs from the system: error texts, small files, descriptors, UTC dates.
         .target(name: "SystemSupport"),
         .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
         .target(name: "HTTP", dependencies: ["CCurl", "CPSL", .product(name: "Logging", package: "swift-log")]),
         .target(

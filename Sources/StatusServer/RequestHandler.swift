@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import SafeText
 import Synchronization
+import SystemSupport
 
 /// Answers requests. libmicrohttpd calls it on its one internal polling thread; besides constants and `@Sendable`
 /// closures it holds the password attempts and the allowed hosts, each behind its own lock.
@@ -129,7 +130,7 @@ final class RequestHandler: Sendable {
         case false:
             let (failures, lockout) = attempts.withLock { $0.failed(client, now: now) }
             var metadata: Logger.Metadata = ["status.client": "\(client)", "status.failures": "\(failures)"]
-            if let lockout { metadata["status.retry_after"] = "\(Response.wholeSeconds(lockout))s" }
+            if let lockout { metadata["status.retry_after"] = "\(lockout.wholeSecondsRoundingUp)s" }
             logger.notice(
                 lockout == nil ? "Wrong status page password" : "Wrong status page password: client locked out",
                 metadata: metadata)

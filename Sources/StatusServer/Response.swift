@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import SystemSupport
 
 /// Every answer the status server gives, and how each becomes an MHD response.
 enum Response {
@@ -99,7 +100,7 @@ enum Response {
             added = added && MHD_add_response_header(response, "Allow", allow) == .YES
         }
         if case .tooManyRequests(let wait) = self {
-            added = added && MHD_add_response_header(response, "Retry-After", "\(Self.wholeSeconds(wait))") == .YES
+            added = added && MHD_add_response_header(response, "Retry-After", "\(wait.wholeSecondsRoundingUp)") == .YES
         }
         // Out of memory in MHD: closing the connection is all that is left.
         guard added else { return .NO }
@@ -110,17 +111,11 @@ enum Response {
         return MHD_queue_response(connection, status, response)
     }
 
-    /// A wait as whole seconds for `Retry-After`, rounded up: a client that waits what we said gets in.
-    static func wholeSeconds(_ wait: Duration) -> Int64 {
-        let (seconds, attoseconds) = wait.components
-        return attoseconds > 0 ? seconds + 1 : seconds
-    }
-
     private var errorText: String {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
         case .tooManyRequests(let wait):
-            "Too many wrong passwords from this address; try again in \(Self.wholeSeconds(wait)) seconds.\n"
+            "Too many wrong passwords from this address; try again in \(wait.wholeSecondsRoundingUp) seconds.\n"
         case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
         case .misdirected:
             "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "

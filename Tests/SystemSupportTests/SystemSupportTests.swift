@@ -25,6 +25,16 @@ struct SystemSupportTests {
         #expect(Duration.seconds(Int64.min).wholeMilliseconds == .min)
     }
 
+    @Test("A span becomes whole seconds rounded up, and saturates instead of trapping")
+    func wholeSecondsRoundingUp() {
+        #expect(Duration.seconds(2).wholeSecondsRoundingUp == 2)
+        #expect(Duration.milliseconds(1_001).wholeSecondsRoundingUp == 2)
+        #expect(Duration.milliseconds(1).wholeSecondsRoundingUp == 1)
+        #expect(Duration.zero.wholeSecondsRoundingUp == 0)
+        #expect(Duration.milliseconds(-1_500).wholeSecondsRoundingUp == -1)
+        #expect((Duration.seconds(Int64.max) + .milliseconds(1)).wholeSecondsRoundingUp == .max)
+    }
+
     @Test("An errno reads as strerror's words")
     func errorText() {
         #expect(SystemError.text(ENOENT) == "No such file or directory")

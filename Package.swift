@@ -52,7 +52,9 @@ let package = Package(
         .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
-        .target(name: "HTTP", dependencies: ["CCurl", "CPSL", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "HTTP",
+            dependencies: ["CCurl", "CPSL", "SystemSupport", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(

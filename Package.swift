@@ -47,7 +47,8 @@ let package = Package(
         // signalfd, eventfd, rtnetlink and pthread_timedjoin_np for the daemon's main loop (headers only).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        // What every module needs from the system: error texts, small files, descriptors, UTC dates.
+        // What every module needs from the system: error texts, small files, descriptors, UTC dates, whole
+        // milliseconds or seconds of a Duration.
         .target(name: "SystemSupport"),
         .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),

@@ -41,8 +41,8 @@ public struct RetryPolicy: Sendable {
             do {
                 return try body()
             } catch let error as RemoteError {
-                var retryAfter: Int?
-                if case .unavailable(let seconds) = error.kind { retryAfter = seconds }
+                var retryAfter: Duration?
+                if case .unavailable(let wait) = error.kind { retryAfter = wait }
                 guard error.kind.isTemporary, attempt < attempts,
                     let delay = delay(afterAttempt: attempt, retryAfter: retryAfter)
                 else { throw error }
@@ -61,13 +61,13 @@ public struct RetryPolicy: Sendable {
 
     /// The wait before attempt `attempt + 1`: a random delay up to the doubled backoff, at least `Retry-After`;
     /// nil when the server asks for a longer wait than `maxRetryAfter`, or the waiting so far and this wait would
-    /// pass `maxWaiting`. Counted as waited. `retryAfter` is the header's whole seconds.
-    func delay(afterAttempt attempt: Int, retryAfter: Int?) -> Duration? {
+    /// pass `maxWaiting`. Counted as waited.
+    func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration? {
         let backoff = min(maxDelay, baseDelay * (1 << min(attempt - 1, 30)))
         var delay = backoff * Double.random(in: 0...1)
         if let retryAfter {
-            guard Duration.seconds(retryAfter) <= maxRetryAfter else { return nil }
-            delay = max(delay, .seconds(retryAfter))
+            guard retryAfter <= maxRetryAfter else { return nil }
+            delay = max(delay, retryAfter)
         }
         guard waited.span + delay <= maxWaiting else { return nil }
         waited.span += delay

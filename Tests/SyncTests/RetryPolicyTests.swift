@@ -29,7 +29,7 @@ struct RetryPolicyTests {
             #expect(throws: RemoteError.self) {
                 try policy.run {
                     calls += 1
-                    throw RemoteError(.unavailable(retryAfter: 10), "busy")
+                    throw RemoteError(.unavailable(retryAfter: .seconds(10)), "busy")
                 }
             }
         }
@@ -37,7 +37,7 @@ struct RetryPolicyTests {
         #expect(recorder.delays.count == 3)  // three 10 s waits, then no request waits any more
         #expect(calls == 6)
         let fresh = policy.withFreshBudget()
-        #expect(fresh.delay(afterAttempt: 1, retryAfter: 10) == .seconds(10))
+        #expect(fresh.delay(afterAttempt: 1, retryAfter: .seconds(10)) == .seconds(10))
     }
 
     @Test("a busy remote is retried with growing, capped, jittered delays, then the error comes out")
@@ -63,7 +63,7 @@ struct RetryPolicyTests {
         var calls = 0
         let value = try policy(recorder).run { () throws -> Int in
             calls += 1
-            if calls == 1 { throw RemoteError(.unavailable(retryAfter: 5), "slow down") }
+            if calls == 1 { throw RemoteError(.unavailable(retryAfter: .seconds(5)), "slow down") }
             return 42
         }
         #expect(value == 42)
@@ -71,7 +71,9 @@ struct RetryPolicyTests {
 
         let patient = Recorder()
         #expect(throws: RemoteError.self) {
-            try policy(patient).run { throw RemoteError(.unavailable(retryAfter: 3600), "come back in an hour") }
+            try policy(patient).run {
+                throw RemoteError(.unavailable(retryAfter: .seconds(3600)), "come back in an hour")
+            }
         }
         #expect(patient.delays.isEmpty)
     }

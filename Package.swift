@@ -47,12 +47,15 @@ let package = Package(
         // signalfd, eventfd, rtnetlink and pthread_timedjoin_np for the daemon's main loop (headers only).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        // What every module needs from the system: error texts, small files, descriptors, UTC dates.
+        // What every module needs from the system: error texts, small files, descriptors, UTC dates, whole
+        // milliseconds or seconds of a Duration.
         .target(name: "SystemSupport"),
         .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
         .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
-        .target(name: "HTTP", dependencies: ["CCurl", "CPSL", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "HTTP",
+            dependencies: ["CCurl", "CPSL", "SystemSupport", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
         .target(
@@ -120,7 +123,8 @@ let package = Package(
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
-        .testTarget(name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "TestSupport"]),
+        .testTarget(
+            name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "SystemSupport", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(

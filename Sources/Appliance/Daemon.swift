@@ -4,6 +4,7 @@ import FrontPanel
 import Glibc
 import Logging
 import StatusServer
+import SystemSupport
 
 /// `contactbox run`: the appliance. One main loop owns the front panel, the scheduler, the network watch, signals
 /// and systemd; the sync worker and the status server run on threads of their own and meet it in the
@@ -26,7 +27,7 @@ public final class Daemon {
     }
 
     /// SIGTERM to exit within 5 s: the current chunk gets this long to commit.
-    static let stopGrace: Int64 = 4_000
+    static let stopGrace = Duration.seconds(4)
 
     let options: Options
     let logger: Logger
@@ -44,7 +45,7 @@ public final class Daemon {
     var lastStatusLine = ""
     var stopRequested = false
     /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
-    static let minimumSyncDisplay: Int64 = 1_500
+    static let minimumSyncDisplay = Duration.milliseconds(1_500)
     var showSyncingUntil: Int64 = 0
 
     /// Sets up every service; the LEDs show "starting" before this returns. Throws only when the daemon cannot
@@ -63,7 +64,7 @@ public final class Daemon {
             "Front panel showing",
             metadata: [
                 "panel.board": "\(configuration.panel.board)",
-                "panel.first_led_ms": "\(millisecondsSinceProcessStart().map(String.init) ?? "?")",
+                "panel.first_led_ms": "\(timeSinceProcessStart().map { String($0.wholeMilliseconds) } ?? "?")",
             ])
         if let problem = opened.problem {
             self.logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
@@ -71,7 +72,7 @@ public final class Daemon {
         wake = try WakeUp()
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
         scheduler = Scheduler(
-            intervalSeconds: configuration.sync.interval, fullCheckSeconds: configuration.sync.fullCheck, now: now)
+            interval: configuration.sync.interval, fullCheck: configuration.sync.fullCheck, now: now)
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
@@ -117,7 +118,7 @@ public final class Daemon {
         }
         if let interval = notifier.watchdogInterval, now >= nextWatchdog {
             notifier.watchdog()
-            nextWatchdog = now + interval
+            nextWatchdog = now + interval.wholeMilliseconds
         }
     }
 
@@ -125,7 +126,7 @@ public final class Daemon {
         switch event {
         case .passStarted(let request):
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
-            showSyncingUntil = now + Self.minimumSyncDisplay
+            showSyncingUntil = now + Self.minimumSyncDisplay.wholeMilliseconds
             logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
         case .progress(let activity):
             if !worker.isStopping { board.update { $0.state = .syncing(activity) } }
@@ -144,13 +145,16 @@ public final class Daemon {
         }
     }
 
+    /// The longest poll(2) sleeps, whatever is due.
+    static let longestSleep = Duration.seconds(60)
+
     /// Milliseconds poll(2) may sleep: until the next LED change, pass or watchdog ping.
     private func timeout(at now: Int64) -> Int32 {
         var wakeAt = scheduler.nextPass
         if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
-        if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led) }
+        if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led.wholeMilliseconds) }
         if notifier.watchdogInterval != nil { wakeAt = min(wakeAt, nextWatchdog) }
-        return Int32(clamping: max(0, min(wakeAt - now, 60_000)))
+        return Int32(clamping: max(0, min(wakeAt - now, Self.longestSleep.wholeMilliseconds)))
     }
 
     private func waitForEvents(timeout: Int32) {
@@ -278,7 +282,7 @@ public final class Daemon {
         configuration = new
         worker.reconfigure(new)
         scheduler.reconfigure(
-            intervalSeconds: new.sync.interval, fullCheckSeconds: new.sync.fullCheck, now: monotonicMillis())
+            interval: new.sync.interval, fullCheck: new.sync.fullCheck, now: monotonicMillis())
         logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
         worker.request(SyncRequest(.reload))
     }

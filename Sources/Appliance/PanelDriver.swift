@@ -1,4 +1,5 @@
 import FrontPanel
+import SystemSupport
 
 /// Shows the appliance's state on the LEDs and turns the button into gestures. Owned by the main loop; the
 /// hardware is a `GPIOPanel`, the demo's `TerminalPanel`, a `SimulatedPanel`, or none when the panel could not be
@@ -31,7 +32,7 @@ public final class PanelDriver {
 
     /// Drives the LEDs as the current look says they are at `now`.
     public func refresh(at now: Int64) {
-        let wanted = look.levels(at: now - since)
+        let wanted = look.levels(at: .milliseconds(now - since))
         guard wanted != levels || failure != nil else { return }
         do {
             try hardware?.show(wanted)
@@ -42,10 +43,10 @@ public final class PanelDriver {
         }
     }
 
-    /// Milliseconds until the LEDs or the button need the loop again; nil when nothing changes until an event.
-    public func untilNextWake(at now: Int64) -> Int64? {
-        let led = look.untilNextChange(after: now - since)
-        let button: Int64? = gestures.needsSampling ? 20 : nil
+    /// How long until the LEDs or the button need the loop again; nil when nothing changes until an event.
+    public func untilNextWake(at now: Int64) -> Duration? {
+        let led = look.untilNextChange(after: .milliseconds(now - since))
+        let button: Duration? = gestures.needsSampling ? .milliseconds(20) : nil
         return [led, button].compactMap { $0 }.min()
     }
 

@@ -1,10 +1,10 @@
 import Glibc
 import SystemSupport
 
-/// How long this process has been running, in milliseconds: from its start time in /proc/self/stat (field 22,
+/// How long this process has been running, to the millisecond: from its start time in /proc/self/stat (field 22,
 /// clock ticks since boot, proc(5)) to CLOCK_BOOTTIME now. Measures the daemon's time to its first LED state,
 /// from before the dynamic loader ran; nil if /proc cannot be read.
-func millisecondsSinceProcessStart() -> Int64? {
+func timeSinceProcessStart() -> Duration? {
     guard let stat = SmallFile.text("/proc/self/stat", limit: 4096),
         let close = stat.lastIndex(of: ")")
     else { return nil }
@@ -15,5 +15,5 @@ func millisecondsSinceProcessStart() -> Int64? {
     var now = timespec()
     clock_gettime(CLOCK_BOOTTIME, &now)
     let nowMillis = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    return nowMillis - ticks * 1000 / max(hertz, 1)
+    return .milliseconds(nowMillis - ticks * 1000 / max(hertz, 1))
 }

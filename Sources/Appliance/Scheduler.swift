@@ -1,26 +1,28 @@
+import SystemSupport
+
 /// When the next pass is due: at start-up, every `interval`, a full check every `fullCheck`, sooner after a
 /// failure for lack of network (backing off from 30 s up to the interval), and 2 s after the network comes back.
-/// Pure and driven by the caller's monotonic clock (milliseconds), so it is tested without waiting.
+/// Pure and driven by the caller's monotonic clock (its instants in milliseconds), so it is tested without waiting.
 public struct Scheduler: Sendable, Equatable {
-    public var interval: Int64
-    public var fullCheck: Int64
+    public var interval: Duration
+    public var fullCheck: Duration
     /// When the next ordinary pass is due; `Int64.max` while one runs.
     public private(set) var nextPass: Int64
     public private(set) var nextFullCheck: Int64
     /// The pause before the next retry, while remotes cannot be reached.
-    public private(set) var retryDelay: Int64?
+    public private(set) var retryDelay: Duration?
     private var nextTrigger: SyncTrigger = .startup
 
-    public static let firstRetry: Int64 = 30_000
+    public static let firstRetry = Duration.seconds(30)
     /// Routes and DNS settle for a moment after a link comes up.
-    public static let networkSettle: Int64 = 2_000
+    public static let networkSettle = Duration.seconds(2)
 
     /// The first pass is due at once (start-up); the first full check one `fullCheck` later.
-    public init(intervalSeconds: Int, fullCheckSeconds: Int, now: Int64) {
-        interval = Int64(intervalSeconds) * 1000
-        fullCheck = Int64(fullCheckSeconds) * 1000
+    public init(interval: Duration, fullCheck: Duration, now: Int64) {
+        self.interval = interval
+        self.fullCheck = fullCheck
         nextPass = now
-        nextFullCheck = now + fullCheck
+        nextFullCheck = now + fullCheck.wholeMilliseconds
     }
 
     /// How a pass ended, as far as scheduling goes.
@@ -39,7 +41,7 @@ public struct Scheduler: Sendable, Equatable {
     /// A pass started (whatever triggered it): nothing else is due until it ends.
     public mutating func passStarted(fullCheck full: Bool, at now: Int64) {
         nextPass = .max
-        if full { nextFullCheck = now + fullCheck }
+        if full { nextFullCheck = now + fullCheck.wholeMilliseconds }
     }
 
     public mutating func passFinished(_ result: PassResult, at now: Int64) {
@@ -47,12 +49,12 @@ public struct Scheduler: Sendable, Equatable {
         case .done:
             retryDelay = nil
             nextTrigger = .interval
-            nextPass = now + interval
+            nextPass = now + interval.wholeMilliseconds
         case .retryLater:
-            let delay = min(max(Self.firstRetry, (retryDelay ?? 0) * 2), max(interval, Self.firstRetry))
+            let delay = min(max(Self.firstRetry, (retryDelay ?? .zero) * 2), max(interval, Self.firstRetry))
             retryDelay = delay
             nextTrigger = .retry
-            nextPass = now + delay
+            nextPass = now + delay.wholeMilliseconds
         }
     }
 
@@ -60,14 +62,14 @@ public struct Scheduler: Sendable, Equatable {
     public mutating func networkCameBack(at now: Int64) {
         guard retryDelay != nil, nextPass != .max else { return }
         nextTrigger = .networkBack
-        nextPass = min(nextPass, now + Self.networkSettle)
+        nextPass = min(nextPass, now + Self.networkSettle.wholeMilliseconds)
     }
 
     /// New settings (SIGHUP): the next pass keeps its time unless the new interval makes it due sooner.
-    public mutating func reconfigure(intervalSeconds: Int, fullCheckSeconds: Int, now: Int64) {
-        interval = Int64(intervalSeconds) * 1000
-        fullCheck = Int64(fullCheckSeconds) * 1000
-        if nextPass != .max { nextPass = min(nextPass, now + interval) }
-        nextFullCheck = min(nextFullCheck, now + fullCheck)
+    public mutating func reconfigure(interval: Duration, fullCheck: Duration, now: Int64) {
+        self.interval = interval
+        self.fullCheck = fullCheck
+        if nextPass != .max { nextPass = min(nextPass, now + interval.wholeMilliseconds) }
+        nextFullCheck = min(nextFullCheck, now + fullCheck.wholeMilliseconds)
     }
 }

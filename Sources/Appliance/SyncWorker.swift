@@ -71,13 +71,13 @@ public final class SyncWorker: Sendable {
 
     public var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    /// Asks the running pass to stop after its current chunk and waits for the thread, at most `milliseconds`;
-    /// returns whether it ended in time.
-    public func stop(waitingAtMost milliseconds: Int64) -> Bool {
+    /// Asks the running pass to stop after its current chunk and waits for the thread, at most `limit`; returns
+    /// whether it ended in time.
+    public func stop(waitingAtMost limit: Duration) -> Bool {
         stopping.store(true, ordering: .relaxed)
         wake.signal()
         guard let thread = thread.withLock({ $0 }) else { return true }
-        return thread.join(milliseconds: milliseconds)
+        return thread.join(waitingAtMost: limit)
     }
 
     private func loop(_ pass: SyncPass) {

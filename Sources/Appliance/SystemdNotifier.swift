@@ -6,10 +6,10 @@ import Glibc
 public final class SystemdNotifier: Sendable {
     private let socket: Int32
     private let address: [UInt8]
-    /// Half of `WatchdogSec`, in milliseconds, when systemd asked for pings (sd_watchdog_enabled(3): "it is
+    /// Half of `WatchdogSec`, when systemd asked for pings (sd_watchdog_enabled(3): "it is
     /// recommended that a daemon sends a keep-alive notification message to the service manager every half the
     /// time returned here").
-    public let watchdogInterval: Int64?
+    public let watchdogInterval: Duration?
 
     public init() {
         let path = getenv("NOTIFY_SOCKET").map { String(cString: $0) } ?? ""
@@ -20,10 +20,10 @@ public final class SystemdNotifier: Sendable {
         address = bytes
         socket =
             bytes.isEmpty ? -1 : Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var interval: Int64?
+        var interval: Duration?
         if let usec = getenv("WATCHDOG_USEC").flatMap({ Int64(String(cString: $0)) }), usec > 0 {
             let forUs = getenv("WATCHDOG_PID").flatMap { pid_t(String(cString: $0)) }.map { $0 == getpid() } ?? true
-            if forUs { interval = usec / 2000 }
+            if forUs { interval = .microseconds(usec / 2) }
         }
         watchdogInterval = interval
     }

@@ -26,10 +26,10 @@ public final class WakeUp: Sendable {
         return read(descriptor, &count, 8) == 8
     }
 
-    /// Blocks until signalled (or `milliseconds` pass; -1: forever), then clears it.
-    public func wait(milliseconds: Int32 = -1) {
+    /// Blocks until signalled (or `limit` passes; nil: forever), then clears it.
+    public func wait(atMost limit: Duration? = nil) {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&entry, 1, milliseconds)
+        _ = poll(&entry, 1, limit.map { Int32(clamping: max(0, $0.wholeMilliseconds)) } ?? -1)
         drain()
     }
 }

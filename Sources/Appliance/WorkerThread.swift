@@ -29,12 +29,13 @@ final class WorkerThread: Sendable {
         self.thread = thread
     }
 
-    /// Waits for the thread to end, at most `milliseconds`; returns whether it did.
-    func join(milliseconds: Int64) -> Bool {
+    /// Waits for the thread to end, at most `limit`; returns whether it did.
+    func join(waitingAtMost limit: Duration) -> Bool {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)
-        let nanoseconds = Int64(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
-        deadline.tv_sec += Int(milliseconds / 1000 + nanoseconds / 1_000_000_000)
+        let (seconds, attoseconds) = limit.components
+        let nanoseconds = Int64(deadline.tv_nsec) + attoseconds / 1_000_000_000
+        deadline.tv_sec += Int(seconds + nanoseconds / 1_000_000_000)
         deadline.tv_nsec = Int(nanoseconds % 1_000_000_000)
         return pthread_timedjoin_np(thread, nil, &deadline) == 0
     }

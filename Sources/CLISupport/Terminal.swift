@@ -1,5 +1,6 @@
 import ContactStore
 import Glibc
+import SystemSupport
 
 /// Output for people: messages on stderr, data on stdout, and a progress bar only when stderr is a terminal.
 public enum Terminal {
@@ -42,6 +43,7 @@ public struct ProgressBar {
     private(set) var total: Int
     private var lastDraw: Int64 = 0
     private var drawn = false
+    static let redrawInterval = Duration.milliseconds(100)
 
     public init(_ label: String, total: Int) {
         self.label = label
@@ -61,7 +63,7 @@ public struct ProgressBar {
     public mutating func update(done: Int, items: Int) {
         guard Terminal.isInteractive else { return }
         let now = monotonicMillis()
-        guard now - lastDraw >= 100 else { return }
+        guard .milliseconds(now - lastDraw) >= Self.redrawInterval else { return }
         lastDraw = now
         drawn = true
         let width = 30
@@ -76,6 +78,14 @@ public struct ProgressBar {
         guard drawn else { return }
         Terminal.write("\r\u{1B}[K")
         drawn = false
+    }
+}
+
+extension Duration {
+    /// The span in seconds with `decimals` digits after the point (from whole milliseconds), as the commands say
+    /// how long they took.
+    public func formattedSeconds(decimals: Int) -> String {
+        (Double(wholeMilliseconds) / 1000).formatted(decimals: decimals)
     }
 }
 

@@ -15,7 +15,7 @@ extension CardDAVError {
         if let reason = serverReason(body) { message += " (\(reason))" }
         switch kind {
         case .invalidSyncToken: message += " (the sync token is no longer valid)"
-        case .rateLimited(let seconds?): message += " (retry after \(seconds) s)"
+        case .rateLimited(let wait?): message += " (retry after \(wait.components.seconds) s)"
         case .rateLimited where status == 403: message += " (quota exceeded)"
         default: break
         }
@@ -32,12 +32,12 @@ extension CardDAVError {
         if (400..<500).contains(status), containsCardPrecondition(body) { return .rejected(status: status) }
         switch status {
         case 401: return .unauthorized
-        case 403 where isQuotaJSON(body): return .rateLimited(retryAfter: retryAfter.flatMap { seconds($0, now: now) })
+        case 403 where isQuotaJSON(body): return .rateLimited(retryAfter: retryAfter.flatMap { wait($0, now: now) })
         case 403: return .unauthorized
         case 404, 410: return .notFound
         case 412: return .preconditionFailed
         // 423: a server that locks the collection while it commits a write (Xandikos commits each to git).
-        case 423, 429, 503: return .rateLimited(retryAfter: retryAfter.flatMap { seconds($0, now: now) })
+        case 423, 429, 503: return .rateLimited(retryAfter: retryAfter.flatMap { wait($0, now: now) })
         case 400..<500: return .rejected(status: status)
         default: return .serverError(status: status)
         }
@@ -88,12 +88,13 @@ extension CardDAVError {
         return String(decoding: body, as: UTF8.self).lowercased().contains("quota")
     }
 
-    /// RFC 9110 10.2.3: `Retry-After` is delay-seconds or an HTTP-date; returns seconds from `now`, at least 0.
-    static func seconds(_ retryAfter: String, now: Int) -> Int? {
+    /// RFC 9110 10.2.3: `Retry-After` is delay-seconds or an HTTP-date; returns the wait from `now` (unix
+    /// seconds), at least zero.
+    static func wait(_ retryAfter: String, now: Int) -> Duration? {
         let value = retryAfter.trimmingSpaces
-        if let seconds = Int(value), seconds >= 0 { return seconds }
+        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
         guard let date = HTTPDate.parse(value) else { return nil }
-        return max(0, date - now)
+        return .seconds(max(0, date - now))
     }
 
     static func reasonPhrase(_ status: Int) -> String {

@@ -10,8 +10,8 @@ public struct CardDAVError: Error, Sendable, CustomStringConvertible {
         case rejected(status: Int)
         /// 401, or 403 without a quota or sync-token reason: wrong credentials or no permission.
         case unauthorized
-        /// 429 or 503 (or Google's quota 403): try again later, after `retryAfter` seconds when the server said.
-        case rateLimited(retryAfter: Int?)
+        /// 429 or 503 (or Google's quota 403): try again later, after `retryAfter` when the server said.
+        case rateLimited(retryAfter: Duration?)
         /// Any other 5xx, or a status that makes no sense for the request.
         case serverError(status: Int)
         /// 404 or 410.

@@ -1,9 +1,9 @@
 extension Configuration {
     static let durationUnits: [(unit: Character, seconds: Int)] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)]
 
-    /// Seconds in a duration such as `"30s"`, `"15m"`, `"1h"`, `"1d"` or `"1h30m"`; nil when the text is not one
+    /// The span a text such as `"30s"`, `"15m"`, `"1h"`, `"1d"` or `"1h30m"` names; nil when the text is not one
     /// (or is zero, or longer than ten years).
-    public static func seconds(inDuration text: String) -> Int? {
+    public static func duration(_ text: String) -> Duration? {
         var total = 0
         var number: Int?
         for character in text {
@@ -20,11 +20,13 @@ extension Configuration {
             }
         }
         guard number == nil, total > 0 else { return nil }
-        return total
+        return .seconds(total)
     }
 
-    /// The shortest text for a number of seconds, in the form ``seconds(inDuration:)`` reads: 5400 is `"1h30m"`.
-    public static func durationText(seconds: Int) -> String {
+    /// The shortest text for a span in whole seconds (a fraction is dropped), in the form ``duration(_:)`` reads:
+    /// 90 minutes are `"1h30m"`.
+    public static func durationText(_ span: Duration) -> String {
+        let seconds = Int(span.components.seconds)
         guard seconds > 0 else { return "0s" }
         var rest = seconds
         var text = ""

@@ -66,8 +66,8 @@ struct ConfigurationReader {
     private mutating func readSync(_ block: Block) -> SyncSettings {
         checkKeys(block, allowed: Self.syncKeys)
         var sync = SyncSettings()
-        if let seconds = duration(block, "interval") { sync.interval = seconds }
-        if let seconds = duration(block, "full_check") { sync.fullCheck = seconds }
+        if let span = duration(block, "interval") { sync.interval = span }
+        if let span = duration(block, "full_check") { sync.fullCheck = span }
         if let value = block.table["max_delete_share"] {
             if let share = value.double ?? value.int.map(Double.init), share > 0, share <= 1 {
                 sync.maxDeleteShare = share
@@ -215,20 +215,20 @@ struct ConfigurationReader {
         }
     }
 
-    private mutating func duration(_ block: Block, _ key: String) -> Int? {
+    private mutating func duration(_ block: Block, _ key: String) -> Duration? {
         guard let value = block.table[key] else { return nil }
         guard let text = value.string else {
             fail(block, key, "\(key) must be a duration in quotes, such as \"15m\" (found \(show(value)))")
             return nil
         }
-        guard let seconds = Configuration.seconds(inDuration: text) else {
+        guard let span = Configuration.duration(text) else {
             fail(
                 block, key,
                 "\(key): \"\(text)\" is not a duration; write a number and a unit, such as "
                     + "\"30s\", \"15m\", \"1h\", \"1d\" or \"1h30m\"")
             return nil
         }
-        return seconds
+        return span
     }
 
     mutating func choice<Choice: RawRepresentable & CaseIterable>(

@@ -37,16 +37,18 @@ public struct Configuration: Sendable, Equatable {
 
 /// When to sync, and how much a run may delete before it waits for a person.
 public struct SyncSettings: Sendable, Equatable {
-    /// Seconds between two ordinary syncs (`interval = "15m"`).
-    public var interval: Int
-    /// Seconds between two full comparisons of every item, which catch what change tracking missed
+    /// The time between two ordinary syncs (`interval = "15m"`).
+    public var interval: Duration
+    /// The time between two full comparisons of every item, which catch what change tracking missed
     /// (`full_check = "24h"`).
-    public var fullCheck: Int
+    public var fullCheck: Duration
     /// A run that would delete more than this share of a remote's contacts holds the deletions for confirmation.
     /// In (0, 1].
     public var maxDeleteShare: Double
 
-    public init(interval: Int = 15 * 60, fullCheck: Int = 24 * 3600, maxDeleteShare: Double = 0.3) {
+    public init(
+        interval: Duration = .seconds(15 * 60), fullCheck: Duration = .seconds(24 * 3600), maxDeleteShare: Double = 0.3
+    ) {
         self.interval = interval
         self.fullCheck = fullCheck
         self.maxDeleteShare = maxDeleteShare

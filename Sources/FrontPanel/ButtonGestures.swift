@@ -14,10 +14,10 @@ public struct ButtonGestures: Sendable {
         case longPress
     }
 
-    public var debounce: Int64 = 30
-    public var longPress: Int64 = 3000
-    public var stuckAfter: Int64 = 30_000
-    public var minimumGap: Int64 = 1000
+    public var debounce = Duration.milliseconds(30)
+    public var longPress = Duration.seconds(3)
+    public var stuckAfter = Duration.seconds(30)
+    public var minimumGap = Duration.seconds(1)
 
     private var rawPressed = false
     private var rawSince: Int64 = 0
@@ -36,14 +36,15 @@ public struct ButtonGestures: Sendable {
     /// its way to the long press threshold. Otherwise only a change of level (an edge event) needs a sample.
     public var needsSampling: Bool { rawPressed != pressed || (pressed && !reachedLong && !stuck) }
 
-    /// Feeds one sample (pressed or not, at a time in milliseconds) and returns the gestures it completes.
+    /// Feeds one sample (pressed or not, at a time on a monotonic clock in milliseconds) and returns the gestures
+    /// it completes.
     public mutating func sample(pressed level: Bool, at now: Int64) -> [Gesture] {
         if level != rawPressed {
             rawPressed = level
             rawSince = now
         }
         var gestures: [Gesture] = []
-        if rawPressed != pressed, now - rawSince >= debounce {
+        if rawPressed != pressed, .milliseconds(now - rawSince) >= debounce {
             pressed = rawPressed
             if pressed {
                 pressedSince = rawSince
@@ -53,7 +54,7 @@ public struct ButtonGestures: Sendable {
             }
         }
         if pressed, !stuck {
-            let held = now - pressedSince
+            let held = Duration.milliseconds(now - pressedSince)
             if held >= stuckAfter {
                 stuck = true
             } else if held >= longPress, !reachedLong {
@@ -68,7 +69,7 @@ public struct ButtonGestures: Sendable {
         defer { stuck = false }
         if stuck { return [] }
         if reachedLong { return [.longPress] }
-        if let last = lastShortPress, time - last < minimumGap { return [] }
+        if let last = lastShortPress, .milliseconds(time - last) < minimumGap { return [] }
         lastShortPress = time
         return [.shortPress]
     }

@@ -3,7 +3,7 @@
 public struct LEDPattern: Sendable, Equatable {
     public struct Phase: Sendable, Equatable {
         public var on: Bool
-        public var milliseconds: Int64
+        public var length: Duration
     }
 
     /// One cycle; an empty cycle or a single phase is a steady state.
@@ -13,41 +13,48 @@ public struct LEDPattern: Sendable, Equatable {
         self.cycle = cycle
     }
 
-    public static let off = LEDPattern([Phase(on: false, milliseconds: 1000)])
-    public static let on = LEDPattern([Phase(on: true, milliseconds: 1000)])
+    public static let off = LEDPattern([Phase(on: false, length: .seconds(1))])
+    public static let on = LEDPattern([Phase(on: true, length: .seconds(1))])
 
     /// Even on and off halves: 2 Hz reads as "busy", 0.5 Hz as "waiting".
     public static func blink(hertz: Double) -> LEDPattern {
-        let half = Int64(500 / hertz)
-        return LEDPattern([Phase(on: true, milliseconds: half), Phase(on: false, milliseconds: half)])
+        let half = Duration.milliseconds(Int64(500 / hertz))
+        return LEDPattern([Phase(on: true, length: half), Phase(on: false, length: half)])
     }
 
     /// Two short flashes, then a pause: a heartbeat, for "no network, waiting for it".
     public static let doubleFlash = LEDPattern([
-        Phase(on: true, milliseconds: 150), Phase(on: false, milliseconds: 150),
-        Phase(on: true, milliseconds: 150), Phase(on: false, milliseconds: 1550),
+        Phase(on: true, length: .milliseconds(150)), Phase(on: false, length: .milliseconds(150)),
+        Phase(on: true, length: .milliseconds(150)), Phase(on: false, length: .milliseconds(1550)),
     ])
 
     /// `count` flashes of 300 ms, then 1.5 s dark, so a person can count them: the kind of error.
     public static func flashes(_ count: Int) -> LEDPattern {
         var phases: [Phase] = []
         for _ in 0..<max(1, count) {
-            phases += [Phase(on: true, milliseconds: 300), Phase(on: false, milliseconds: 300)]
+            phases += [Phase(on: true, length: .milliseconds(300)), Phase(on: false, length: .milliseconds(300))]
         }
-        phases[phases.count - 1].milliseconds = 1500
+        phases[phases.count - 1].length = .milliseconds(1500)
         return LEDPattern(phases)
     }
 
-    public var period: Int64 { cycle.reduce(0) { $0 + $1.milliseconds } }
+    public var period: Duration { cycle.reduce(.zero) { $0 + $1.length } }
 
-    /// Whether the LED is lit `milliseconds` after the pattern started.
-    public func isOn(at milliseconds: Int64) -> Bool {
-        guard cycle.count > 1, period > 0 else { return cycle.first?.on ?? false }
-        var offset = ((milliseconds % period) + period) % period
+    /// Whether the LED is lit `elapsed` after the pattern started.
+    public func isOn(at elapsed: Duration) -> Bool {
+        guard cycle.count > 1, period > .zero else { return cycle.first?.on ?? false }
+        var offset = offsetInCycle(elapsed)
         for phase in cycle {
-            if offset < phase.milliseconds { return phase.on }
-            offset -= phase.milliseconds
+            if offset < phase.length { return phase.on }
+            offset -= phase.length
         }
         return cycle.last?.on ?? false
+    }
+
+    /// Where `elapsed` falls in one cycle, from zero up to the period (before the start too); the period must be
+    /// positive.
+    func offsetInCycle(_ elapsed: Duration) -> Duration {
+        let period = period.attoseconds
+        return Duration(attoseconds: ((elapsed.attoseconds % period) + period) % period)
     }
 }

@@ -42,9 +42,8 @@ public struct PanelLook: Sendable, Equatable {
     public var sync: LEDPattern
     public var error: LEDPattern
 
-    /// Which LEDs are lit `milliseconds` after the look was put up.
-    public func levels(at milliseconds: Int64) -> LEDLevels {
-        LEDLevels(
-            power: power.isOn(at: milliseconds), sync: sync.isOn(at: milliseconds), error: error.isOn(at: milliseconds))
+    /// Which LEDs are lit `elapsed` after the look was put up.
+    public func levels(at elapsed: Duration) -> LEDLevels {
+        LEDLevels(power: power.isOn(at: elapsed), sync: sync.isOn(at: elapsed), error: error.isOn(at: elapsed))
     }
 }

@@ -1,4 +1,5 @@
 import CCurl
+import SystemSupport
 
 /// A libcurl easy handle, reused from transfer to transfer and freed when this object goes.
 ///
@@ -36,12 +37,12 @@ final class EasyHandle {
         // Wait for a connection that may multiplex (HTTP/2) rather than open another one.
         try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_TCP_KEEPALIVE, 1)
-        try set(CURLOPT_CONNECTTIMEOUT, configuration.connectTimeout)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout.wholeMilliseconds))
         // > If the average transfer speed is below LOW_SPEED_LIMIT bytes/second during LOW_SPEED_TIME
         // > seconds, libcurl considers the transfer too slow and aborts.
         try set(CURLOPT_LOW_SPEED_LIMIT, configuration.lowSpeedLimit)
-        try set(CURLOPT_LOW_SPEED_TIME, configuration.transferTimeout)
-        try set(CURLOPT_TIMEOUT, configuration.totalTimeout)
+        try set(CURLOPT_LOW_SPEED_TIME, Int(configuration.transferTimeout.wholeSecondsRoundingUp))
+        try set(CURLOPT_TIMEOUT_MS, Int(configuration.totalTimeout.wholeMilliseconds))
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         // Debian's libcurl loads its whole CA bundle into every connection unless told otherwise (~1 MB).

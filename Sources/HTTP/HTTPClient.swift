@@ -39,7 +39,8 @@ public final class HTTPClient {
 
     public init(_ configuration: HTTPConfiguration, logger: Logger) throws(HTTPError) {
         guard configuration.maxConcurrent >= 1, configuration.maxRedirects >= 0,
-            configuration.connectTimeout >= 0, configuration.transferTimeout >= 0, configuration.totalTimeout >= 0
+            configuration.connectTimeout >= .zero, configuration.transferTimeout >= .zero,
+            configuration.totalTimeout >= .zero
         else {
             throw HTTPError(.other, "Invalid HTTP configuration: limits must not be negative, maxConcurrent at least 1")
         }

@@ -15,15 +15,16 @@ public struct HTTPConfiguration: Sendable {
     public var userAgent: String
     public var credentials: Credentials?
     public var auth: AuthScheme
-    /// Seconds to establish a connection (TCP and TLS).
-    public var connectTimeout: Int
-    /// Seconds below `lowSpeedLimit` bytes a second (waiting for the first byte included) before a transfer fails
-    /// with `.timeout`: a server that trickles bytes holds a request a minute, not for ever.
-    public var transferTimeout: Int
+    /// The time to establish a connection (TCP and TLS), to the millisecond.
+    public var connectTimeout: Duration
+    /// The time below `lowSpeedLimit` bytes a second (waiting for the first byte included) before a transfer fails
+    /// with `.timeout`: a server that trickles bytes holds a request a minute, not for ever. libcurl counts it in
+    /// whole seconds, so a fraction rounds up.
+    public var transferTimeout: Duration
     public var lowSpeedLimit: Int
-    /// Seconds a whole transfer may take, whatever its progress; 0 means no cap. Five minutes carry a 2 MiB card
-    /// over a 64 kbit/s link, and a 50,000-contact listing over 1 Mbit/s.
-    public var totalTimeout: Int
+    /// The time a whole transfer may take, whatever its progress, to the millisecond; zero means no cap. Five
+    /// minutes carry a 2 MiB card over a 64 kbit/s link, and a 50,000-contact listing over 1 Mbit/s.
+    public var totalTimeout: Duration
     /// A CA bundle file. Unset by default: loading the whole system bundle costs about 1 MB per connection.
     public var caFile: String?
     /// A directory of hashed CA certificates, looked up on demand. TLS verification is always on.
@@ -37,10 +38,10 @@ public struct HTTPConfiguration: Sendable {
         userAgent: String = "ContactBox/0",
         credentials: Credentials? = nil,
         auth: AuthScheme = .basic,
-        connectTimeout: Int = 10,
-        transferTimeout: Int = 60,
+        connectTimeout: Duration = .seconds(10),
+        transferTimeout: Duration = .seconds(60),
         lowSpeedLimit: Int = 1024,
-        totalTimeout: Int = 300,
+        totalTimeout: Duration = .seconds(300),
         caFile: String? = nil,
         caPath: String? = "/etc/ssl/certs",
         maxConcurrent: Int = 4,

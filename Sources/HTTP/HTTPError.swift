@@ -9,7 +9,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         case dns
         /// TLS failed: handshake, certificate verification, CA files.
         case tls
-        /// No progress for `transferTimeout` seconds, or the connection or total timeout passed.
+        /// No progress for `transferTimeout`, or the connection or total timeout passed.
         case timeout
         /// The response body is larger than the caller accepts.
         case tooLarge

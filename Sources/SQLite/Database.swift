@@ -1,4 +1,5 @@
 import CSQLite
+import SystemSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +24,8 @@ public final class Database {
     var savepointCounter = 0
 
     /// Opens (creating if needed) the database at `path` and configures the connection for the appliance.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+    /// `busyTimeout`: how long a statement waits for another connection's lock before it fails as busy.
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &connection, flags, nil)
@@ -38,7 +40,7 @@ public final class Database {
         self.path = path
         self.readOnlyMode = nil
         // From here on a throw runs deinit, which closes the handle.
-        try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try configure(busyTimeout: busyTimeout)
     }
 
     /// How a connection that only reads opened its file.
@@ -54,7 +56,7 @@ public final class Database {
 
     /// Opens an existing database only to read it (`SQLITE_OPEN_READONLY`): no journal mode is set, nothing is
     /// created, and every write fails. Tries `ReadOnlyMode.shared` first, and `immutable` where that cannot work.
-    public init(readingOnly path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws(SQLiteError) {
+    public init(readingOnly path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
         var opened: (OpaquePointer, ReadOnlyMode)?
         var lastError = SQLiteError(code: SQLITE_CANTOPEN, message: "cannot open \(path)")
         for mode in [ReadOnlyMode.shared, .immutable] {
@@ -80,7 +82,7 @@ public final class Database {
         self.path = path
         self.readOnlyMode = mode
         try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
-        try check(sqlite3_busy_timeout(handle, busyTimeoutMilliseconds), sql: nil)
+        try setBusyTimeout(busyTimeout)
         journalMode = try scalarString("PRAGMA journal_mode") ?? ""
         try execute("PRAGMA cache_size=-512")
     }
@@ -116,12 +118,17 @@ public final class Database {
         sqlite3_close_v2(handle)
     }
 
-    private func configure(busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+    /// sqlite3_busy_timeout takes whole milliseconds as an `int`; zero or less turns the waiting off.
+    private func setBusyTimeout(_ timeout: Duration) throws(SQLiteError) {
+        try check(sqlite3_busy_timeout(handle, Int32(clamping: timeout.wholeMilliseconds)), sql: nil)
+    }
+
+    private func configure(busyTimeout: Duration) throws(SQLiteError) {
         // Extended codes tell a UNIQUE violation (2067) from a NOT NULL one (1299); the primary code stays in the
         // low byte (`SQLiteError.primaryCode`).
         try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
         // Another process (the CLI while the daemon runs) may hold the write lock for a moment.
-        try check(sqlite3_busy_timeout(handle, busyTimeoutMilliseconds), sql: nil)
+        try setBusyTimeout(busyTimeout)
         // WAL: readers never block the writer, and a crash never leaves a half-written page.
         journalMode = try scalarString("PRAGMA journal_mode=WAL") ?? ""
         if journalMode == "wal" {

@@ -8,10 +8,10 @@ import Synchronization
 ///   interfaces (`getifaddrs`), which DHCP or SLAAC give and take while the box runs.
 ///
 /// The second set is read again only when a request names something the box does not know, at most once every
-/// ``refreshMillis``: a hit costs a set lookup, and a stream of foreign names costs at most one getifaddrs(3) per
+/// ``refreshAfter``: a hit costs a set lookup, and a stream of foreign names costs at most one getifaddrs(3) per
 /// interval, however fast it comes.
 final class AllowedHosts: Sendable {
-    static let refreshMillis: Int64 = 5_000
+    static let refreshAfter = Duration.seconds(5)
 
     private let fixed: Set<String>
     private let systemHosts: @Sendable () -> Set<String>
@@ -40,7 +40,7 @@ final class AllowedHosts: Sendable {
         guard verdict == .refused else { return verdict }
         let now = clock()
         let refreshed: Set<String>? = current.withLock { current in
-            if let readAt = current.readAt, now - readAt < Self.refreshMillis { return nil }
+            if let readAt = current.readAt, .milliseconds(now - readAt) < Self.refreshAfter { return nil }
             current = (fixed.union(systemHosts()), now)
             return current.hosts
         }

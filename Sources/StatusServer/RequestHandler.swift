@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import SafeText
 import Synchronization
+import SystemSupport
 
 /// Answers requests. libmicrohttpd calls it on its one internal polling thread; besides constants and `@Sendable`
 /// closures it holds the password attempts and the allowed hosts, each behind its own lock.
@@ -120,7 +121,7 @@ final class RequestHandler: Sendable {
         let client = clientAddress(connection)
         let now = clock()
         if let wait = attempts.withLock({ $0.wait(for: client, now: now) }) {
-            return .tooManyRequests(retryAfterSeconds: Self.seconds(wait))
+            return .tooManyRequests(retryAfter: wait)
         }
         switch isAuthorized(connection, password: password) {
         case true:
@@ -129,7 +130,7 @@ final class RequestHandler: Sendable {
         case false:
             let (failures, lockout) = attempts.withLock { $0.failed(client, now: now) }
             var metadata: Logger.Metadata = ["status.client": "\(client)", "status.failures": "\(failures)"]
-            if let lockout { metadata["status.retry_after"] = "\(Self.seconds(lockout))s" }
+            if let lockout { metadata["status.retry_after"] = "\(lockout.wholeSecondsRoundingUp)s" }
             logger.notice(
                 lockout == nil ? "Wrong status page password" : "Wrong status page password: client locked out",
                 metadata: metadata)
@@ -137,11 +138,6 @@ final class RequestHandler: Sendable {
         case nil:
             return .unauthorized
         }
-    }
-
-    /// Milliseconds as whole seconds for `Retry-After`, rounded up: a client that waits what we said gets in.
-    private static func seconds(_ millis: Int64) -> Int64 {
-        (millis + 999) / 1_000
     }
 
     /// The client's IP address, as logged and as the password attempts are counted.

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import SystemSupport
 
 /// Every answer the status server gives, and how each becomes an MHD response.
 enum Response {
@@ -9,7 +10,7 @@ enum Response {
     case syncRequested
     case unauthorized
     /// The client sent too many wrong passwords: it may try again after this many seconds.
-    case tooManyRequests(retryAfterSeconds: Int64)
+    case tooManyRequests(retryAfter: Duration)
     /// An HTTP/1.1 request without `Host`.
     case hostMissing
     /// A `Host` the box does not answer to (DNS rebinding, or a name to add to `allowed_hosts`).
@@ -98,8 +99,8 @@ enum Response {
         if case .methodNotAllowed(let allow) = self {
             added = added && MHD_add_response_header(response, "Allow", allow) == .YES
         }
-        if case .tooManyRequests(let seconds) = self {
-            added = added && MHD_add_response_header(response, "Retry-After", "\(seconds)") == .YES
+        if case .tooManyRequests(let wait) = self {
+            added = added && MHD_add_response_header(response, "Retry-After", "\(wait.wholeSecondsRoundingUp)") == .YES
         }
         // Out of memory in MHD: closing the connection is all that is left.
         guard added else { return .NO }
@@ -113,8 +114,8 @@ enum Response {
     private var errorText: String {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
-        case .tooManyRequests(let seconds):
-            "Too many wrong passwords from this address; try again in \(seconds) seconds.\n"
+        case .tooManyRequests(let wait):
+            "Too many wrong passwords from this address; try again in \(wait.wholeSecondsRoundingUp) seconds.\n"
         case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
         case .misdirected:
             "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "

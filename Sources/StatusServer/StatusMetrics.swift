@@ -64,8 +64,8 @@ enum StatusMetrics {
             "contactbox_last_sync_timestamp_seconds", .gauge, "When the last sync pass ended, in unix seconds.")
         if let lastSync = snapshot.lastSync { writer.sample("contactbox_last_sync_timestamp_seconds", lastSync) }
         writer.family("contactbox_last_sync_duration_seconds", .gauge, "How long the last sync pass took.")
-        if let seconds = counters.lastPassSeconds {
-            writer.sample("contactbox_last_sync_duration_seconds", seconds: seconds)
+        if let lastPass = counters.lastPass {
+            writer.sample("contactbox_last_sync_duration_seconds", seconds: lastPass / .seconds(1))
         }
         writer.family("contactbox_next_sync_timestamp_seconds", .gauge, "When the next sync pass is planned.")
         if let nextSync = snapshot.nextSync { writer.sample("contactbox_next_sync_timestamp_seconds", nextSync) }

@@ -19,8 +19,8 @@ extension StatusServer {
         /// Connections open at once from one IP address, so that one misbehaving device cannot take them all;
         /// nil for no such limit.
         public var maxConnectionsPerClient: Int?
-        /// An idle connection is closed after this many seconds.
-        public var connectionTimeoutSeconds: Int
+        /// An idle connection is closed after this long (whole seconds: MHD takes no fraction).
+        public var connectionTimeout: Duration
 
         /// Memory MHD may use per connection for reading the request and writing the response headers. A request
         /// to this server is a line and a few headers; anything larger is refused by MHD itself:
@@ -31,7 +31,7 @@ extension StatusServer {
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, password: String? = nil, allowedHosts: [String] = [],
-            maxConnections: Int = 16, maxConnectionsPerClient: Int? = 8, connectionTimeoutSeconds: Int = 10
+            maxConnections: Int = 16, maxConnectionsPerClient: Int? = 8, connectionTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port
@@ -39,7 +39,7 @@ extension StatusServer {
             self.allowedHosts = allowedHosts
             self.maxConnections = maxConnections
             self.maxConnectionsPerClient = maxConnectionsPerClient
-            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.connectionTimeout = connectionTimeout
         }
 
         /// Never the password itself: settings end up in logs.
@@ -47,7 +47,7 @@ extension StatusServer {
             "host \(host), port \(port), password \(password == nil ? "none" : "set"), "
                 + "allowed hosts \(allowedHosts.isEmpty ? "own only" : allowedHosts.joined(separator: " ")), at most \(maxConnections) "
                 + "connections (\(maxConnectionsPerClient.map { "\($0)" } ?? "any number") per client), "
-                + "\(connectionTimeoutSeconds) s timeout"
+                + "\(connectionTimeout.components.seconds) s timeout"
         }
 
         func validate() throws(StatusServerError) {
@@ -64,9 +64,10 @@ extension StatusServer {
                     "the connection limit per client must be between 1 and the connection limit (\(maxConnections)), "
                         + "not \(perClient)")
             }
-            guard (1...3600).contains(connectionTimeoutSeconds) else {
+            guard (Duration.seconds(1)...Duration.seconds(3600)).contains(connectionTimeout) else {
                 throw invalid(
-                    "the connection timeout must be between 1 and 3600 seconds, not \(connectionTimeoutSeconds)")
+                    "the connection timeout must be between 1 and 3600 seconds, not "
+                        + "\(connectionTimeout.components.seconds)")
             }
             for allowed in allowedHosts where RequestGuard.normalizedHost(allowed) == nil {
                 throw invalid(

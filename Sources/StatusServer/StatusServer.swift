@@ -63,7 +63,7 @@ public final class StatusServer: Sendable {
                     requestState: requestState)
             },
             context, UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
-            UInt32(settings.connectionTimeoutSeconds), Settings.connectionMemoryBytes)
+            UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes)
         guard let started else {
             socket.closeAfterFailedStart()
             throw StatusServerError(

@@ -101,8 +101,8 @@ public struct StatusSnapshot: Sendable, Equatable {
         public var conflicts = 0
         public var itemErrors = 0
         public var buttonPresses = 0
-        /// Seconds the last sync pass took.
-        public var lastPassSeconds: Double?
+        /// How long the last sync pass took.
+        public var lastPass: Duration?
 
         public init() {}
     }

@@ -217,12 +217,12 @@ public final class CardDAVAddressBook: AddressBook {
             }
             var again: [Int] = []
             var refused = false
-            var retryAfter: Int?
+            var retryAfter: Duration?
             for (index, outcome) in zip(waiting, outcomes) {
                 if case .failure(let error) = outcome, let busy = Self.busy(error), round < Self.writeRounds {
                     again.append(index)
                     refused = refused || busy.refused
-                    retryAfter = max(retryAfter ?? 0, busy.retryAfter ?? 0)
+                    retryAfter = max(retryAfter ?? .zero, busy.retryAfter ?? .zero)
                     continue
                 }
                 results[index] = result(outcome, of: requests[index])
@@ -234,7 +234,8 @@ public final class CardDAVAddressBook: AddressBook {
                 for index in again {
                     results[index] = .failure(
                         RemoteError(
-                            .unavailable(retryAfter: retryAfter), "\(name): busy; asks to wait \(retryAfter ?? 0) s"))
+                            .unavailable(retryAfter: retryAfter),
+                            "\(name): busy; asks to wait \((retryAfter ?? .zero).components.seconds) s"))
                 }
                 break
             }
@@ -256,7 +257,7 @@ public final class CardDAVAddressBook: AddressBook {
 
     /// Whether a write's error is worth sending it again in this pass, and whether the server refused it for
     /// being busy (which lowers the concurrency).
-    static func busy(_ error: CardDAVError) -> (refused: Bool, retryAfter: Int?)? {
+    static func busy(_ error: CardDAVError) -> (refused: Bool, retryAfter: Duration?)? {
         switch error.kind {
         case .rateLimited(let retryAfter): (true, retryAfter)
         case .rejected(status: 409): (true, nil)

@@ -7,8 +7,8 @@ public struct RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case rejected(status: Int)
         /// 401/403 on the collection: the run stops and needs a person (wrong password, no permission).
         case unauthorized
-        /// The server is busy (429, 503, another 5xx): try again later, after `retryAfter` seconds if given.
-        case unavailable(retryAfter: Int?)
+        /// The server is busy (429, 503, another 5xx): try again later, after `retryAfter` if given.
+        case unavailable(retryAfter: Duration?)
         /// The server or folder cannot be reached (no route, refused, unknown host, TLS failure, a missing stick).
         case unreachable
         /// The server answered too slowly (under the low-speed limit, or past the deadline of one request).

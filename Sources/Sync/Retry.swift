@@ -5,28 +5,29 @@ import Glibc
 /// `If-Match` / `If-None-Match` (a repeated write fails with 412 instead of doing harm).
 public struct RetryPolicy: Sendable {
     public var attempts: Int
-    /// The first delay, doubled on each retry up to `maxDelay`, in seconds.
-    public var baseDelay: Double
-    public var maxDelay: Double
+    /// The first delay, doubled on each retry up to `maxDelay`.
+    public var baseDelay: Duration
+    public var maxDelay: Duration
     /// A `Retry-After` longer than this is not waited for: the run ends and the scheduler tries later.
-    public var maxRetryAfter: Double
-    /// Seconds of waiting between retries in one run with one remote, all requests together: a server that keeps
+    public var maxRetryAfter: Duration
+    /// The waiting between retries in one run with one remote, all requests together: a server that keeps
     /// failing slowly ends the run within this, and the scheduler tries later.
-    public var maxWaiting: Double
+    public var maxWaiting: Duration
     private var waited = WaitedTime()
-    var sleep: @Sendable (Double) -> Void
+    var sleep: @Sendable (Duration) -> Void
 
     public init(
-        attempts: Int = 4, baseDelay: Double = 1, maxDelay: Double = 30, maxRetryAfter: Double = 120,
-        maxWaiting: Double = 300
+        attempts: Int = 4, baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(30),
+        maxRetryAfter: Duration = .seconds(120), maxWaiting: Duration = .seconds(300)
     ) {
         self.attempts = attempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
         self.maxWaiting = maxWaiting
-        self.sleep = { seconds in
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        self.sleep = { span in
+            let (seconds, attoseconds) = span.components
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
             var remaining = timespec()
             while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
         }
@@ -40,8 +41,8 @@ public struct RetryPolicy: Sendable {
             do {
                 return try body()
             } catch let error as RemoteError {
-                var retryAfter: Int?
-                if case .unavailable(let seconds) = error.kind { retryAfter = seconds }
+                var retryAfter: Duration?
+                if case .unavailable(let wait) = error.kind { retryAfter = wait }
                 guard error.kind.isTemporary, attempt < attempts,
                     let delay = delay(afterAttempt: attempt, retryAfter: retryAfter)
                 else { throw error }
@@ -61,15 +62,15 @@ public struct RetryPolicy: Sendable {
     /// The wait before attempt `attempt + 1`: a random delay up to the doubled backoff, at least `Retry-After`;
     /// nil when the server asks for a longer wait than `maxRetryAfter`, or the waiting so far and this wait would
     /// pass `maxWaiting`. Counted as waited.
-    func delay(afterAttempt attempt: Int, retryAfter: Int?) -> Double? {
-        let backoff = min(maxDelay, baseDelay * Double(1 << min(attempt - 1, 30)))
-        var delay = Double.random(in: 0...backoff)
+    func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration? {
+        let backoff = min(maxDelay, baseDelay * (1 << min(attempt - 1, 30)))
+        var delay = backoff * Double.random(in: 0...1)
         if let retryAfter {
-            guard Double(retryAfter) <= maxRetryAfter else { return nil }
-            delay = max(delay, Double(retryAfter))
+            guard retryAfter <= maxRetryAfter else { return nil }
+            delay = max(delay, retryAfter)
         }
-        guard waited.seconds + delay <= maxWaiting else { return nil }
-        waited.seconds += delay
+        guard waited.span + delay <= maxWaiting else { return nil }
+        waited.span += delay
         return delay
     }
 }
@@ -83,8 +84,8 @@ extension RetryPolicy {
     }
 }
 
-/// Seconds a policy has waited, shared by its copies: one budget for every request of a run.
+/// How long a policy has waited, shared by its copies: one budget for every request of a run.
 private final class WaitedTime: @unchecked Sendable {
     // Only the sync worker's thread uses a run's policy.
-    var seconds: Double = 0
+    var span = Duration.zero
 }

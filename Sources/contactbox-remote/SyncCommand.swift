@@ -77,8 +77,8 @@ struct SyncCommand: ParsableCommand {
             Terminal.error("\(remote.name): the store failed: \(error)")
             return Exit.ioError
         }
-        let seconds = Double(monotonicMillis() - started) / 1000
-        print(Self.summary(report, seconds: seconds, dryRun: dryRun))
+        let elapsed = Duration.milliseconds(monotonicMillis() - started)
+        print(Self.summary(report, elapsed: elapsed, dryRun: dryRun))
         for line in report.errors { Terminal.note("  \(line)") }
         for line in report.refused { Terminal.note("  refused: \(line)") }
         for line in report.notes { Terminal.note("  \(line)") }
@@ -90,7 +90,7 @@ struct SyncCommand: ParsableCommand {
         }
     }
 
-    static func summary(_ report: SyncReport, seconds: Double, dryRun: Bool) -> String {
+    static func summary(_ report: SyncReport, elapsed: Duration, dryRun: Bool) -> String {
         let counts = report.counts
         let outcome =
             switch report.outcome {
@@ -101,7 +101,7 @@ struct SyncCommand: ParsableCommand {
             }
         return "\(report.remote): \(outcome): \(counts.uploaded) uploaded, \(counts.downloaded) downloaded, "
             + "\(counts.updated) updated, \(counts.deleted) deleted, \(counts.conflicts) conflicts, "
-            + "\(counts.errors) errors" + refusals(report) + " (\(seconds.formatted(decimals: 1)) s)"
+            + "\(counts.errors) errors" + refusals(report) + " (\(elapsed.formattedSeconds(decimals: 1)) s)"
     }
 
     /// ", 2 refused by the server (1 still as before)": cards the server will not take, which are no errors.

@@ -34,8 +34,8 @@ struct CheckConfigCommand: ParsableCommand {
         var lines = [
             "\(path):",
             "  store: \(configuration.storePath)",
-            "  sync: every \(Configuration.durationText(seconds: sync.interval)), "
-                + "full check every \(Configuration.durationText(seconds: sync.fullCheck)), "
+            "  sync: every \(Configuration.durationText(sync.interval)), "
+                + "full check every \(Configuration.durationText(sync.fullCheck)), "
                 + "deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
         ]
         for remote in configuration.remotes {

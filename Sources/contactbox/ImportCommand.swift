@@ -50,8 +50,8 @@ struct ImportCommand: ParsableCommand {
             }
         }
         importer.finish()
-        let seconds = Double(monotonicMillis() - started) / 1000
-        Terminal.note(importer.summary.description + " in \(seconds.formatted(decimals: 1)) s.")
+        let elapsed = Duration.milliseconds(monotonicMillis() - started)
+        Terminal.note(importer.summary.description + " in \(elapsed.formattedSeconds(decimals: 1)) s.")
         if missing { throw Exit.noInput }
         if importer.summary.skipped > 0 { throw Exit.dataError }
     }

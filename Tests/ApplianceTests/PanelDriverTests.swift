@@ -14,7 +14,7 @@ struct PanelDriverTests {
         #expect(driver.untilNextWake(at: 0) == nil)
         driver.show(.syncing, at: 1_000)
         #expect(hardware.levels.sync)
-        #expect(driver.untilNextWake(at: 1_000) == 250)
+        #expect(driver.untilNextWake(at: 1_000) == .milliseconds(250))
         driver.refresh(at: 1_300)
         #expect(!hardware.levels.sync)
         driver.show(.stopped, at: 2_000)

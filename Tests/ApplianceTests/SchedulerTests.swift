@@ -5,7 +5,7 @@ import Testing
 @Suite("Scheduler")
 struct SchedulerTests {
     func makeScheduler() -> Scheduler {
-        Scheduler(intervalSeconds: 900, fullCheckSeconds: 86_400, now: 1_000)
+        Scheduler(interval: .seconds(900), fullCheck: .seconds(86_400), now: 1_000)
     }
 
     @Test("the first pass is due at start-up, and nothing more until it ends")
@@ -50,6 +50,7 @@ struct SchedulerTests {
             now = scheduler.nextPass
         }
         #expect(delays == [30_000, 60_000, 120_000, 240_000, 480_000, 900_000, 900_000, 900_000])
+        #expect(scheduler.retryDelay == .seconds(900))
         scheduler.passStarted(fullCheck: false, at: now)
         scheduler.passFinished(.done, at: now)
         #expect(scheduler.retryDelay == nil)
@@ -75,7 +76,7 @@ struct SchedulerTests {
         var scheduler = makeScheduler()
         scheduler.passStarted(fullCheck: false, at: 1_000)
         scheduler.passFinished(.done, at: 1_000)
-        scheduler.reconfigure(intervalSeconds: 60, fullCheckSeconds: 3_600, now: 2_000)
+        scheduler.reconfigure(interval: .seconds(60), fullCheck: .seconds(3_600), now: 2_000)
         #expect(scheduler.nextPass == 62_000)
         #expect(scheduler.nextFullCheck == 3_602_000)
     }

@@ -201,10 +201,10 @@ struct SyncWorkerTests {
         }
         var events: [SyncWorker.Event] = []
         for _ in 0..<500 where !events.contains(where: { if case .passFinished = $0 { true } else { false } }) {
-            wake.wait(milliseconds: 20)
+            wake.wait(atMost: .milliseconds(20))
             events += worker.takeEvents()
         }
-        #expect(worker.stop(waitingAtMost: 2_000))
+        #expect(worker.stop(waitingAtMost: .seconds(2)))
         events += worker.takeEvents()
         let started = events.compactMap { if case .passStarted(let request) = $0 { request } else { nil } }
         #expect(started.count == 1)
@@ -225,10 +225,10 @@ struct SyncWorkerTests {
         }
         var events: [SyncWorker.Event] = []
         for _ in 0..<200 where events.isEmpty {
-            wake.wait(milliseconds: 20)
+            wake.wait(atMost: .milliseconds(20))
             events += worker.takeEvents()
         }
         #expect(events == [.storeFailed("disk on fire")])
-        #expect(worker.stop(waitingAtMost: 1_000))
+        #expect(worker.stop(waitingAtMost: .seconds(1)))
     }
 }

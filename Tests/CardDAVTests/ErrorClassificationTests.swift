@@ -28,13 +28,17 @@ struct ErrorClassificationTests {
 
     @Test("Retry-After in seconds and as an HTTP-date")
     func retryAfter() {
-        #expect(classify(429, retryAfter: "120").kind == .rateLimited(retryAfter: 120))
-        #expect(classify(503, retryAfter: " 7 ").kind == .rateLimited(retryAfter: 7))
+        #expect(classify(429, retryAfter: "120").kind == .rateLimited(retryAfter: .seconds(120)))
+        #expect(classify(503, retryAfter: " 7 ").kind == .rateLimited(retryAfter: .seconds(7)))
         // 1_700_000_000 is Tue, 14 Nov 2023 22:13:20 GMT.
-        #expect(classify(503, retryAfter: "Tue, 14 Nov 2023 22:15:00 GMT").kind == .rateLimited(retryAfter: 100))
-        #expect(classify(503, retryAfter: "Tuesday, 14-Nov-23 22:15:00 GMT").kind == .rateLimited(retryAfter: 100))
-        #expect(classify(503, retryAfter: "Tue Nov 14 22:15:00 2023").kind == .rateLimited(retryAfter: 100))
-        #expect(classify(429, retryAfter: "Mon, 13 Nov 2023 00:00:00 GMT").kind == .rateLimited(retryAfter: 0))
+        #expect(
+            classify(503, retryAfter: "Tue, 14 Nov 2023 22:15:00 GMT").kind == .rateLimited(retryAfter: .seconds(100)))
+        #expect(
+            classify(503, retryAfter: "Tuesday, 14-Nov-23 22:15:00 GMT").kind == .rateLimited(retryAfter: .seconds(100))
+        )
+        #expect(classify(503, retryAfter: "Tue Nov 14 22:15:00 2023").kind == .rateLimited(retryAfter: .seconds(100)))
+        #expect(
+            classify(429, retryAfter: "Mon, 13 Nov 2023 00:00:00 GMT").kind == .rateLimited(retryAfter: .seconds(0)))
         #expect(classify(429, retryAfter: "soon").kind == .rateLimited(retryAfter: nil))
     }
 

@@ -8,7 +8,9 @@ struct ConfigurationTests {
     func exampleFileParses() throws {
         let configuration = try Configuration.load(path: deployFolder + "/contactbox.example.toml")
         #expect(configuration.storePath == "/var/lib/contactbox/contacts.sqlite")
-        #expect(configuration.sync == SyncSettings(interval: 900, fullCheck: 86_400, maxDeleteShare: 0.3))
+        #expect(
+            configuration.sync
+                == SyncSettings(interval: .seconds(900), fullCheck: .seconds(86_400), maxDeleteShare: 0.3))
         #expect(
             configuration.remotes == [
                 RemoteConfiguration(
@@ -34,7 +36,9 @@ struct ConfigurationTests {
             """
         let configuration = try Configuration.parse(text: text, path: configPath)
         #expect(configuration.storePath == Configuration.defaultStorePath)
-        #expect(configuration.sync == SyncSettings(interval: 15 * 60, fullCheck: 24 * 3600, maxDeleteShare: 0.3))
+        #expect(
+            configuration.sync
+                == SyncSettings(interval: .seconds(15 * 60), fullCheck: .seconds(24 * 3600), maxDeleteShare: 0.3))
         #expect(
             configuration.remotes.first
                 == RemoteConfiguration(

@@ -10,7 +10,7 @@ struct DurationTests {
             ("30s", 30), ("15m", 900), ("1h", 3600), ("1d", 86_400), ("1h30m", 5400), ("90m", 5400), ("2d12h", 216_000),
         ])
     func parses(text: String, seconds: Int) {
-        #expect(Configuration.seconds(inDuration: text) == seconds)
+        #expect(Configuration.duration(text) == .seconds(seconds))
     }
 
     @Test(
@@ -19,7 +19,7 @@ struct DurationTests {
             "", "15", "m", "15 m", "15min", "-5m", "0s", "0m0s", "1.5h", "15M", "1w", "99999999999d", "3661d", " 1h",
         ])
     func refuses(text: String) {
-        #expect(Configuration.seconds(inDuration: text) == nil)
+        #expect(Configuration.duration(text) == nil)
     }
 
     @Test(
@@ -28,7 +28,7 @@ struct DurationTests {
             (30, "30s"), (900, "15m"), (5400, "1h30m"), (86_400, "1d"), (90_061, "1d1h1m1s"),
         ])
     func writes(seconds: Int, text: String) {
-        #expect(Configuration.durationText(seconds: seconds) == text)
-        #expect(Configuration.seconds(inDuration: text) == seconds)
+        #expect(Configuration.durationText(.seconds(seconds)) == text)
+        #expect(Configuration.duration(text) == .seconds(seconds))
     }
 }

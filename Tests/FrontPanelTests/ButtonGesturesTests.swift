@@ -77,7 +77,7 @@ struct ButtonGesturesTests {
     @Test("the simulated panel draws its LEDs and reports its button")
     func simulatedPanel() throws {
         let panel = SimulatedPanel()
-        try panel.show(PanelState.syncing.look.levels(at: 0))
+        try panel.show(PanelState.syncing.look.levels(at: .zero))
         #expect(panel.rendered() == "[●] power  [●] sync  [○] error")
         #expect(try panel.isButtonPressed() == false)
         panel.buttonPressed = true

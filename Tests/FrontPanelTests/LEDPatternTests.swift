@@ -4,22 +4,23 @@ import Testing
 
 @Suite("LED patterns")
 struct LEDPatternTests {
-    /// The LED's level every 50 ms over `milliseconds`, as a string of 1s and 0s.
-    func trace(_ pattern: LEDPattern, _ milliseconds: Int64) -> String {
-        stride(from: 0, to: milliseconds, by: 50).map { pattern.isOn(at: $0) ? "1" : "0" }.joined()
+    /// The LED's level every 50 ms over `span`, as a string of 1s and 0s.
+    func trace(_ pattern: LEDPattern, _ span: Duration) -> String {
+        sequence(first: Duration.zero) { $0 + .milliseconds(50) }.prefix { $0 < span }
+            .map { pattern.isOn(at: $0) ? "1" : "0" }.joined()
     }
 
     @Test("steady patterns never change")
     func steady() {
-        #expect(trace(.on, 5000).allSatisfy { $0 == "1" })
-        #expect(trace(.off, 5000).allSatisfy { $0 == "0" })
+        #expect(trace(.on, .seconds(5)).allSatisfy { $0 == "1" })
+        #expect(trace(.off, .seconds(5)).allSatisfy { $0 == "0" })
     }
 
     @Test("a 2 Hz blink is on 250 ms, off 250 ms, and repeats")
     func blink() {
-        #expect(trace(.blink(hertz: 2), 1000) == "11111000001111100000")
-        #expect(LEDPattern.blink(hertz: 2).isOn(at: 10_000) == true)
-        #expect(LEDPattern.blink(hertz: 2).isOn(at: 10_250) == false)
+        #expect(trace(.blink(hertz: 2), .seconds(1)) == "11111000001111100000")
+        #expect(LEDPattern.blink(hertz: 2).isOn(at: .milliseconds(10_000)) == true)
+        #expect(LEDPattern.blink(hertz: 2).isOn(at: .milliseconds(10_250)) == false)
     }
 
     @Test("counted flashes can be counted: n flashes, then a long dark pause", arguments: 1...4)
@@ -37,10 +38,11 @@ struct LEDPatternTests {
         states += PanelState.Attention.allCases.map { .attention($0) }
         let traces = states.map { state in
             let look = state.look
-            return [look.power, look.sync, look.error].map { trace($0, 6000) }.joined(separator: "|")
+            return [look.power, look.sync, look.error].map { trace($0, .seconds(6)) }.joined(separator: "|")
         }
         #expect(Set(traces).count == states.count)
-        #expect(PanelState.stopped.look.levels(at: 1234) == .allOff)
-        #expect(PanelState.idle.look.levels(at: 1234) == LEDLevels(power: true, sync: false, error: false))
+        #expect(PanelState.stopped.look.levels(at: .milliseconds(1234)) == .allOff)
+        #expect(
+            PanelState.idle.look.levels(at: .milliseconds(1234)) == LEDLevels(power: true, sync: false, error: false))
     }
 }

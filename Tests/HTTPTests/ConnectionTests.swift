@@ -25,7 +25,7 @@ struct ConnectionTests {
     @Test("A server slower than the transfer timeout gives timeout")
     func slowServerTimesOut() throws {
         let server = try TestServer()
-        let client = try makeClient(transferTimeout: 1)
+        let client = try makeClient(transferTimeout: .seconds(1))
         let error = #expect(throws: HTTPError.self) {
             _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=60"))
         }
@@ -37,7 +37,7 @@ struct ConnectionTests {
         arguments: ["/trickle?n=600&interval=0.1", "/trickle?n=10&interval=0&claim=100000&hold=60"])
     func tricklingServerTimesOut(path: String) throws {
         let server = try TestServer()
-        let client = try makeClient(transferTimeout: 1)
+        let client = try makeClient(transferTimeout: .seconds(1))
         let error = #expect(throws: HTTPError.self) {
             _ = try client.send(HTTPRequest(method: "GET", url: server.base + path))
         }
@@ -65,7 +65,7 @@ struct ConnectionTests {
     @Test("sendAll runs up to maxConcurrent requests at once and reports every result")
     func sendAllRunsConcurrently() throws {
         let server = try TestServer()
-        let client = try makeClient(transferTimeout: 120, maxConcurrent: 4)
+        let client = try makeClient(transferTimeout: .seconds(120), maxConcurrent: 4)
         // As in a sync, a first request tells libcurl the server speaks HTTP/1.1; until then, CURLOPT_PIPEWAIT has
         // the others wait for the first connection in case it can multiplex (HTTP/2).
         _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/echo"))

@@ -19,7 +19,7 @@ struct TLSTests {
         agent: String, caFile: String? = nil, caPath: String? = "/etc/ssl/certs", maxConcurrent: Int = 4
     ) throws -> HTTPClient {
         var configuration = HTTPConfiguration(
-            userAgent: agent, connectTimeout: 5, caFile: caFile, caPath: caPath, maxConcurrent: maxConcurrent)
+            userAgent: agent, connectTimeout: .seconds(5), caFile: caFile, caPath: caPath, maxConcurrent: maxConcurrent)
         configuration.credentials = Credentials(username: RadicaleServer.username, password: RadicaleServer.password)
         return try HTTPClient(configuration, logger: Logger(label: "TLSTests"))
     }

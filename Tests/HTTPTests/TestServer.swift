@@ -55,12 +55,12 @@ final class TestServer {
 let testCredentials = Credentials(username: "user", password: "secret")
 
 func makeClient(
-    credentials: Credentials? = nil, auth: AuthScheme = .basic, transferTimeout: Int = 10, maxConcurrent: Int = 4,
-    maxRedirects: Int = 5, logger: Logger = Logger(label: "HTTPTests")
+    credentials: Credentials? = nil, auth: AuthScheme = .basic, transferTimeout: Duration = .seconds(10),
+    maxConcurrent: Int = 4, maxRedirects: Int = 5, logger: Logger = Logger(label: "HTTPTests")
 ) throws -> HTTPClient {
     try HTTPClient(
         HTTPConfiguration(
-            userAgent: "ContactBox/test", credentials: credentials, auth: auth, connectTimeout: 5,
+            userAgent: "ContactBox/test", credentials: credentials, auth: auth, connectTimeout: .seconds(5),
             transferTimeout: transferTimeout, maxConcurrent: maxConcurrent, maxRedirects: maxRedirects),
         logger: logger)
 }

@@ -172,7 +172,7 @@ struct DatabaseTests {
 
     @Test("a writer that cannot get the lock reports busy after its timeout")
     func busy() throws {
-        let other = try Database(path: directory.file("test.sqlite"), busyTimeoutMilliseconds: 20)
+        let other = try Database(path: directory.file("test.sqlite"), busyTimeout: .milliseconds(20))
         try db.execute("BEGIN IMMEDIATE")
         let error = try #require(throws: SQLiteError.self) { try other.run("INSERT INTO item (name) VALUES ('x')") }
         #expect(error.isBusy)

@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import SystemSupport
 import TestSupport
 
 @testable import StatusServer
@@ -18,7 +19,7 @@ func makeSnapshot(state: String = "idle", remoteName: String = hostileName) -> S
     counters.conflicts = 1
     counters.itemErrors = 3
     counters.buttonPresses = 5
-    counters.lastPassSeconds = 2.5
+    counters.lastPass = .milliseconds(2_500)
     return StatusSnapshot(
         state: state, summary: state == "attention" ? "icloud refused the password" : "Idle: 812 contacts in sync",
         attention: state == "attention" ? "login" : nil,
@@ -88,8 +89,8 @@ final class ManualClock: Sendable {
 
     var now: Int64 { millis.withLock { $0 } }
 
-    func advance(_ step: Int64) {
-        millis.withLock { $0 += step }
+    func advance(_ step: Duration) {
+        millis.withLock { $0 += step.wholeMilliseconds }
     }
 }
 

@@ -74,11 +74,11 @@ struct HostCheckTests {
         addresses.withLock { $0 = ["192.168.1.77"] }
         for _ in 0..<100 { #expect(hosts.check("192.168.1.77", httpVersion: "HTTP/1.1") == .refused) }
         #expect(reads.withLock { $0 } == 1)
-        clock.advance(AllowedHosts.refreshMillis)
+        clock.advance(AllowedHosts.refreshAfter)
         #expect(hosts.check("192.168.1.77", httpVersion: "HTTP/1.1") == .allowed)
         #expect(reads.withLock { $0 } == 2)
         // The old address has gone with its lease.
-        clock.advance(AllowedHosts.refreshMillis)
+        clock.advance(AllowedHosts.refreshAfter)
         #expect(hosts.check("192.168.1.20", httpVersion: "HTTP/1.1") == .refused)
     }
 

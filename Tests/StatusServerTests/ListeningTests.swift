@@ -78,7 +78,7 @@ struct ListeningTests {
     func badLimits() {
         for settings in [
             StatusServer.Settings(port: 0, maxConnections: 0), .init(port: 0, maxConnectionsPerClient: 17),
-            .init(port: 0, maxConnectionsPerClient: 0), .init(port: 0, connectionTimeoutSeconds: 0),
+            .init(port: 0, maxConnectionsPerClient: 0), .init(port: 0, connectionTimeout: .zero),
         ] {
             let error = #expect(throws: StatusServerError.self) {
                 _ = try StatusServer(

@@ -19,13 +19,14 @@ struct PasswordLimitTests {
         var expected: Int64 = 1_000
         for failure in 5...20 {
             #expect(attempts.wait(for: "10.0.0.5", now: now) == nil)
-            #expect(attempts.failed("10.0.0.5", now: now) == (failure, expected))
-            #expect(attempts.wait(for: "10.0.0.5", now: now) == expected)
-            #expect(attempts.wait(for: "10.0.0.5", now: now + expected - 1) == 1)
+            #expect(attempts.failed("10.0.0.5", now: now) == (failure, .milliseconds(expected)))
+            #expect(attempts.wait(for: "10.0.0.5", now: now) == .milliseconds(expected))
+            #expect(attempts.wait(for: "10.0.0.5", now: now + expected - 1) == .milliseconds(1))
             now += expected
-            expected = min(expected * 2, PasswordAttempts.maxDelayMillis)
+            expected = min(expected * 2, 15 * 60 * 1_000)
         }
         #expect(expected == 15 * 60 * 1_000)
+        #expect(PasswordAttempts.maxDelay == .seconds(15 * 60))
     }
 
     @Test("Success forgets the client; so does an hour without failures; other clients are not affected")
@@ -38,10 +39,11 @@ struct PasswordLimitTests {
         #expect(attempts.wait(for: "a", now: 0) == nil)
         #expect(attempts.failed("a", now: 0) == (1, nil))
 
-        let hour = PasswordAttempts.forgetMillis
+        #expect(PasswordAttempts.forgetAfter == .seconds(60 * 60))
+        let hour: Int64 = 60 * 60 * 1_000
         for _ in 1...20 { _ = attempts.failed("c", now: 0) }
         // Just under an hour after the last failure, the count stands, and the wait is at its cap.
-        #expect(attempts.failed("c", now: hour - 1) == (21, PasswordAttempts.maxDelayMillis))
+        #expect(attempts.failed("c", now: hour - 1) == (21, PasswordAttempts.maxDelay))
         #expect(attempts.wait(for: "c", now: 2 * hour - 2) == nil)
         #expect(attempts.failed("c", now: 2 * hour - 1) == (1, nil))
     }
@@ -87,13 +89,13 @@ struct PasswordLimitTests {
         // Another client (127.0.0.2 is this machine too) is not affected.
         #expect(try status(server, password: Self.password, from: "127.0.0.2").status == 200)
 
-        clock.advance(999)
+        clock.advance(.milliseconds(999))
         #expect(try status(server, password: Self.password).status == 429)
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         // The sixth wrong password doubles the wait.
         #expect(try status(server, password: "guess").status == 401)
         #expect(try status(server, password: Self.password).header("Retry-After") == "2")
-        clock.advance(2_000)
+        clock.advance(.seconds(2))
         #expect(try status(server, password: Self.password).status == 200)
         // Success forgets the failures: the next wrong one is the first again.
         #expect(try status(server, password: "guess").status == 401)

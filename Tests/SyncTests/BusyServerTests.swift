@@ -74,6 +74,8 @@ struct BusyServerTests {
             if case .failure(let error) = result { error } else { nil }
         }
         #expect(failures.count == 2)
-        #expect(failures.allSatisfy { $0.kind == .unavailable(retryAfter: 3600) && $0.message.contains("3600 s") })
+        #expect(
+            failures.allSatisfy { $0.kind == .unavailable(retryAfter: .seconds(3600)) && $0.message.contains("3600 s") }
+        )
     }
 }

@@ -7,11 +7,12 @@ import Testing
 @Suite("Retries with backoff")
 struct RetryPolicyTests {
     final class Recorder: @unchecked Sendable {
-        var delays: [Double] = []
+        var delays: [Duration] = []
     }
 
     func policy(_ recorder: Recorder, attempts: Int = 4) -> RetryPolicy {
-        var policy = RetryPolicy(attempts: attempts, baseDelay: 1, maxDelay: 8, maxRetryAfter: 60)
+        var policy = RetryPolicy(
+            attempts: attempts, baseDelay: .seconds(1), maxDelay: .seconds(8), maxRetryAfter: .seconds(60))
         policy.sleep = { recorder.delays.append($0) }
         return policy
     }
@@ -19,22 +20,24 @@ struct RetryPolicyTests {
     @Test("waiting between retries is bounded per run, over every request: a server failing slowly ends the run")
     func waitingBudget() {
         let recorder = Recorder()
-        var policy = RetryPolicy(attempts: 100, baseDelay: 1, maxDelay: 8, maxRetryAfter: 60, maxWaiting: 30)
+        var policy = RetryPolicy(
+            attempts: 100, baseDelay: .seconds(1), maxDelay: .seconds(8), maxRetryAfter: .seconds(60),
+            maxWaiting: .seconds(30))
         policy.sleep = { recorder.delays.append($0) }
         var calls = 0
         for _ in 0..<3 {
             #expect(throws: RemoteError.self) {
                 try policy.run {
                     calls += 1
-                    throw RemoteError(.unavailable(retryAfter: 10), "busy")
+                    throw RemoteError(.unavailable(retryAfter: .seconds(10)), "busy")
                 }
             }
         }
-        #expect(recorder.delays.reduce(0, +) <= 30)
+        #expect(recorder.delays.reduce(.zero, +) <= .seconds(30))
         #expect(recorder.delays.count == 3)  // three 10 s waits, then no request waits any more
         #expect(calls == 6)
         let fresh = policy.withFreshBudget()
-        #expect(fresh.delay(afterAttempt: 1, retryAfter: 10) == 10)
+        #expect(fresh.delay(afterAttempt: 1, retryAfter: .seconds(10)) == .seconds(10))
     }
 
     @Test("a busy remote is retried with growing, capped, jittered delays, then the error comes out")
@@ -50,7 +53,7 @@ struct RetryPolicyTests {
         #expect(calls == 4)
         #expect(recorder.delays.count == 3)
         for (index, delay) in recorder.delays.enumerated() {
-            #expect(delay >= 0 && delay <= min(8, Double(1 << index)))
+            #expect(delay >= .zero && delay <= min(.seconds(8), .seconds(1 << index)))
         }
     }
 
@@ -60,15 +63,17 @@ struct RetryPolicyTests {
         var calls = 0
         let value = try policy(recorder).run { () throws -> Int in
             calls += 1
-            if calls == 1 { throw RemoteError(.unavailable(retryAfter: 5), "slow down") }
+            if calls == 1 { throw RemoteError(.unavailable(retryAfter: .seconds(5)), "slow down") }
             return 42
         }
         #expect(value == 42)
-        #expect(recorder.delays == [5])
+        #expect(recorder.delays == [.seconds(5)])
 
         let patient = Recorder()
         #expect(throws: RemoteError.self) {
-            try policy(patient).run { throw RemoteError(.unavailable(retryAfter: 3600), "come back in an hour") }
+            try policy(patient).run {
+                throw RemoteError(.unavailable(retryAfter: .seconds(3600)), "come back in an hour")
+            }
         }
         #expect(patient.delays.isEmpty)
     }

@@ -14,6 +14,27 @@ struct SystemSupportTests {
         #expect(CivilDate(4_107_542_400) == CivilDate(year: 2100, month: 3, day: 1, hour: 0, minute: 0, second: 0))
     }
 
+    @Test("A span becomes whole milliseconds rounded down, and saturates instead of trapping")
+    func wholeMilliseconds() {
+        #expect(Duration.milliseconds(250).wholeMilliseconds == 250)
+        #expect(Duration.seconds(5).wholeMilliseconds == 5_000)
+        #expect(Duration.microseconds(1_999).wholeMilliseconds == 1)
+        #expect(Duration.microseconds(-1).wholeMilliseconds == -1)
+        #expect(Duration.zero.wholeMilliseconds == 0)
+        #expect(Duration.seconds(Int64.max).wholeMilliseconds == .max)
+        #expect(Duration.seconds(Int64.min).wholeMilliseconds == .min)
+    }
+
+    @Test("A span becomes whole seconds rounded up, and saturates instead of trapping")
+    func wholeSecondsRoundingUp() {
+        #expect(Duration.seconds(2).wholeSecondsRoundingUp == 2)
+        #expect(Duration.milliseconds(1_001).wholeSecondsRoundingUp == 2)
+        #expect(Duration.milliseconds(1).wholeSecondsRoundingUp == 1)
+        #expect(Duration.zero.wholeSecondsRoundingUp == 0)
+        #expect(Duration.milliseconds(-1_500).wholeSecondsRoundingUp == -1)
+        #expect((Duration.seconds(Int64.max) + .milliseconds(1)).wholeSecondsRoundingUp == .max)
+    }
+
     @Test("An errno reads as strerror's words")
     func errorText() {
         #expect(SystemError.text(ENOENT) == "No such file or directory")

@@ -51,7 +51,7 @@ private let servers: (open: StatusServer, protected: StatusServer)? = {
         // waiting on (an incomplete request) soon.
         let settings = StatusServer.Settings(
             host: "127.0.0.1", port: 0, password: password, maxConnections: 64, maxConnectionsPerClient: nil,
-            connectionTimeoutSeconds: 1)
+            connectionTimeout: .seconds(1))
         return try? StatusServer(settings: settings, snapshot: snapshot, syncNow: {}, logger: logger)
     }
     guard let open = start(password: nil), let protected = start(password: fuzzPassword) else {

@@ -61,6 +61,7 @@ public final class SyncPass {
         _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool,
         progress: @escaping (ApplianceState.SyncActivity) -> Void = { _ in }
     ) -> Result {
+        let started = monotonicMillis()
         let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
         var worst = Result(state: .idle, schedule: .done)
         let remotes = configuration.remotes
@@ -83,6 +84,7 @@ public final class SyncPass {
         board.update {
             $0.contacts = contacts
             $0.lastSync = wallClockSeconds()
+            $0.counters.lastPass = .milliseconds(monotonicMillis() - started)
         }
         return worst
     }

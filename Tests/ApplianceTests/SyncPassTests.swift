@@ -74,6 +74,9 @@ struct SyncPassTests {
         #expect(snapshot.remotes.first?.uploaded == 150)
         #expect(snapshot.counters.syncRuns["ok"] == 1)
         #expect(snapshot.lastSync != nil)
+        // /metrics' contactbox_last_sync_duration_seconds: the pass's own length, measured by the pass
+        let lastPass = try #require(snapshot.counters.lastPass)
+        #expect(lastPass >= .zero && lastPass < .seconds(60))
     }
 
     @Test("a pass reports each remote and how far it is, and leaves the appliance's state to the main loop")

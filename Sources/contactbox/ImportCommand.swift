@@ -26,8 +26,16 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let contacts = try store.open()
+        let runID: Int64
+        do {
+            runID = try contacts.beginOperation(.import, note: inputs.joined(separator: " "))
+        } catch {
+            Terminal.error("cannot write to the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+        defer { try? contacts.finishOperation(id: runID) }
         var importer = Importer(
-            store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) }, updating: update)
+            store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) }, updating: update, runID: runID)
         let started = monotonicMillis()
         var missing = false
         for input in inputs {

@@ -75,6 +75,11 @@ struct StoreFixture {
         try Database(path: path)
     }
 
+    /// The history of `uid` without its `created` rows: the versions it had (schema 4 notes creations too).
+    func replacedVersions(uid: String) throws -> [HistoryEntry] {
+        try store.history(uid: uid).filter { $0.kind != .created }
+    }
+
     /// Imports `count` distinct contacts, in chunks of at most 100, named by `name(index)`.
     @discardableResult
     func importContacts(_ count: Int, name: (Int) -> String) throws -> [String] {

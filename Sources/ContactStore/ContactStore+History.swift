@@ -67,6 +67,29 @@ extension ContactStore {
         return Self.state(of: contact)
     }
 
+    /// Calls `body` with every contact live at `time`, as it was then (its UID and vCard), in row order, a page of
+    /// at most `chunkLimit` contacts at a time: the store as it was then, for `export --as-of`.
+    public func forEachContact(asOf time: Int64, _ body: (_ uid: String, _ vcard: String) throws -> Void) throws {
+        try forEachContactPage { page in
+            for contact in page {
+                if case .live(let vcard, _) = try state(of: contact, at: time) { try body(contact.uid, vcard) }
+            }
+        }
+    }
+
+    /// Every contact row, tombstones included, in row order, a keyset page at a time.
+    func forEachContactPage(_ body: ([StoredContact]) throws -> Void) throws {
+        var after: Int64 = 0
+        while true {
+            let page = try db.query(
+                "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", after, Self.chunkLimit,
+                map: Self.storedContact)
+            guard let last = page.last else { return }
+            try body(page)
+            after = last.id
+        }
+    }
+
     /// The number of history rows and the bytes their versions take (the vCard text; SQLite's overhead aside).
     public func historySize() throws -> (rows: Int64, bytes: Int64) {
         let rows = try db.scalarInt64("SELECT count(*) FROM history") ?? 0

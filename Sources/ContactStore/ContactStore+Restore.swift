@@ -27,12 +27,7 @@ extension ContactStore {
         let runID = dryRun ? nil : try beginOperation(.restore, note: note)
         var summary = RestoreSummary(runID: runID)
         let origin = HistoryOrigin(reason: "restore \(note)", remoteID: nil, runID: runID)
-        var after: Int64 = 0
-        while true {
-            let page = try db.query(
-                "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", after, Self.chunkLimit,
-                map: Self.storedContact)
-            guard let last = page.last else { break }
+        try forEachContactPage { page in
             let changes = try db.transaction(dryRun ? .deferred : .immediate) {
                 try page.compactMap { contact in
                     try apply(try state(of: contact, at: time), to: contact.uid, origin: origin, dryRun: dryRun)
@@ -42,7 +37,6 @@ extension ContactStore {
                 summary.count(change.action)
                 try report(change)
             }
-            after = last.id
         }
         if let runID { try finishOperation(id: runID) }
         return summary

@@ -21,7 +21,8 @@ struct ContactBox: ParsableCommand {
             RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self,
             ExportCommand.self,
             ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
-            RunsCommand.self, RestoreCommand.self, UndoCommand.self, CheckCommand.self, CheckConfigCommand.self,
+            RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
+            CheckConfigCommand.self,
         ]
     )
 

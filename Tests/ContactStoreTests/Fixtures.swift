@@ -49,6 +49,11 @@ final class TestClock {
         millis += 1
         return millis
     }
+
+    /// Moves the clock on, as days passing.
+    func advance(by milliseconds: Int64) {
+        millis += milliseconds
+    }
 }
 
 /// A fresh store in its own temporary directory, plus ways to reopen it and to reach its file behind its back.

@@ -159,3 +159,28 @@ struct UndoCommandTests {
         #expect(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) is [String: Any])
     }
 }
+
+@Suite("contactbox prune-history and the history in check", .timeLimit(.minutes(10)))
+struct PruneHistoryCommandTests {
+    @Test("check reports the history's rows and size; prune-history keeps what the settings say")
+    func pruneAndCheck() throws {
+        let work = try Workspace()
+        let input = try work.file("in.vcf", card("ada", "Ada") + card("grace", "Grace"))
+        #expect(try contactbox(["import", "--db", work.db, input]).status == 0)
+        let changing = try work.file("change.sh", "#!/bin/sh\nsed -i \"s/^FN:.*/FN:Changed $$/\" \"$1\"\n")
+        for _ in 0..<3 {
+            let edit = try contactbox(
+                ["edit", "--db", work.db, "ada"], environment: ["TMPDIR": work.path, "EDITOR": "sh " + changing])
+            #expect(edit.status == 0, "\(edit.stderr)")
+        }
+        let check = try contactbox(["check", "--db", work.db])
+        #expect(check.status == 0)
+        #expect(check.stderr.contains("history: 5 rows"))
+        let none = work.path + "/none.toml"
+        let pruned = try contactbox(["prune-history", "--db", work.db, "--config", none, "--max-versions", "2"])
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(pruned.stderr.contains("Removed 2 history rows; 3 kept"))
+        let bad = try contactbox(["prune-history", "--db", work.db, "--config", none, "--max-age", "soon"])
+        #expect(bad.status == 64)
+    }
+}

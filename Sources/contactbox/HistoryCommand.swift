@@ -22,15 +22,7 @@ struct HistoryCommand: ParsableCommand {
     @Argument(help: "A contact's UID; without it, the latest changes of all contacts.")
     var uid: String?
 
-    @Option(help: "How many changes to show.")
-    var limit = 20
-
-    @Flag(help: "One JSON object per line instead of text.")
-    var json = false
-
-    func validate() throws {
-        guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
-    }
+    @OptionGroup var listing: ListingOptions
 
     func run() throws {
         let contacts = try store.openForReading()
@@ -38,15 +30,16 @@ struct HistoryCommand: ParsableCommand {
         do {
             if let uid {
                 let current = try contacts.contact(uid: uid)
-                if let current, !json {
+                if let current, !listing.json {
                     print(
                         "current: " + printable(current.displayName)
                             + (current.deleted ? " (deleted)" : "") + "  " + printable(current.uid))
                 }
                 var shown = 0
-                try forEachPage { before, size in
+                func page(before: Int64?, size: Int) throws -> [HistoryEntry] {
                     try contacts.history(uid: uid, before: before, limit: size)
-                } row: {
+                }
+                try listing.forEach(page, id: \.id) {
                     try show(text.describe($0))
                     shown += 1
                 }
@@ -55,9 +48,10 @@ struct HistoryCommand: ParsableCommand {
                     throw Exit.findings
                 }
             } else {
-                try forEachPage { before, size in
+                func page(before: Int64?, size: Int) throws -> [HistoryEntry] {
                     try contacts.latestHistory(before: before, limit: size)
-                } row: {
+                }
+                try listing.forEach(page, id: \.id) {
                     try show(text.describe($0))
                 }
             }
@@ -70,22 +64,6 @@ struct HistoryCommand: ParsableCommand {
     }
 
     private func show(_ described: HistoryText.Described) throws {
-        print(json ? described.json : described.textLine)
-    }
-
-    /// Up to `limit` rows, a page of at most 100 at a time.
-    private func forEachPage(
-        _ page: (_ before: Int64?, _ size: Int) throws -> [HistoryEntry], row: (HistoryEntry) throws -> Void
-    ) throws {
-        var before: Int64?
-        var left = limit
-        while left > 0 {
-            let size = min(left, ContactStore.chunkLimit)
-            let rows = try page(before, size)
-            for entry in rows { try row(entry) }
-            left -= rows.count
-            guard rows.count == size, let last = rows.last else { return }
-            before = last.id
-        }
+        print(listing.json ? described.json : described.textLine)
     }
 }

@@ -19,36 +19,21 @@ struct RunsCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "How many runs to show.")
-    var limit = 20
-
-    @Flag(help: "One JSON object per line instead of text.")
-    var json = false
-
-    func validate() throws {
-        guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
-    }
+    @OptionGroup var listing: ListingOptions
 
     func run() throws {
         let contacts = try store.openForReading()
         var text = HistoryText(store: contacts)
         do {
-            var before: Int64?
-            var left = limit
-            while left > 0 {
-                let size = min(left, ContactStore.chunkLimit)
-                let runs = try contacts.recentSyncRuns(before: before, limit: size)
-                for run in runs {
-                    let remote = try run.remoteID.flatMap { try text.remoteName($0) }
-                    let store = try contacts.historyCounts(runID: run.id)
-                    print(
-                        json
-                            ? Self.json(run, remote: remote, store: store)
-                            : Self.line(run, remote: remote, store: store))
-                }
-                left -= runs.count
-                guard runs.count == size, let last = runs.last else { break }
-                before = last.id
+            func page(before: Int64?, size: Int) throws -> [SyncRun] {
+                try contacts.recentSyncRuns(before: before, limit: size)
+            }
+            try listing.forEach(page, id: \.id) { run in
+                let remote = try run.remoteID.flatMap { try text.remoteName($0) }
+                let store = try contacts.historyCounts(runID: run.id)
+                print(
+                    listing.json
+                        ? Self.json(run, remote: remote, store: store) : Self.line(run, remote: remote, store: store))
             }
         } catch {
             Terminal.error("cannot read the store \(store.path): \(error)")

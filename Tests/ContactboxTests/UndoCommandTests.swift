@@ -146,6 +146,20 @@ struct UndoCommandTests {
         #expect(both.status == 64)
     }
 
+    @Test("history --limit reads past a page of 100, newest first, and stops at the limit or the end")
+    func historyLimitPages() throws {
+        let work = try Workspace()
+        let input = try work.file("many.vcf", (0..<150).map { card("u\($0)", "Person \($0)") }.joined())
+        #expect(try contactbox(["import", "--db", work.db, input]).status == 0)
+        let some = try contactbox(["history", "--db", work.db, "--limit", "120"]).stdout.split(separator: "\n")
+        #expect(some.count == 120)
+        #expect(some.first?.hasPrefix("#150  ") == true)
+        #expect(some.last?.hasPrefix("#31  ") == true)
+        #expect(
+            try contactbox(["history", "--db", work.db, "--limit", "500"]).stdout.split(separator: "\n").count == 150)
+        #expect(try contactbox(["history", "--db", work.db, "--limit", "0"]).status == 64)
+    }
+
     @Test("history escapes a name's control characters in text and in JSON")
     func historyEscapes() throws {
         let work = try Workspace()

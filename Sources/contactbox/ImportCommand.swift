@@ -33,7 +33,9 @@ struct ImportCommand: ParsableCommand {
             Terminal.error("cannot write to the store \(store.path): \(error)")
             throw Exit.ioError
         }
-        defer { try? contacts.finishOperation(id: runID) }
+        // The chunks committed before a failure stay, and the run with them, so that `undo` can take them back.
+        var outcome = SyncOutcome.ok
+        defer { try? contacts.finishOperation(id: runID, outcome: outcome) }
         var importer = Importer(
             store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) }, updating: update, runID: runID)
         let started = monotonicMillis()
@@ -53,6 +55,7 @@ struct ImportCommand: ParsableCommand {
                 missing = true
             } catch {
                 importer.finish()
+                outcome = .failed
                 Terminal.error("cannot write to the store \(store.path): \(error)")
                 throw Exit.ioError
             }

@@ -72,6 +72,10 @@ struct RestoreCommand: ParsableCommand {
     }
 
     private func restoreOne(_ uid: String, in contacts: ContactStore) throws {
+        guard try contacts.contact(uid: uid) != nil || !contacts.history(uid: uid, limit: 1).isEmpty else {
+            Terminal.error("no contact and no history with UID \(printable(uid))")
+            throw Exit.findings
+        }
         let target: ContactState
         let what: String
         if let version {

@@ -58,6 +58,8 @@ struct UndoCommandTests {
         let notDeleted = try contactbox(["restore", "--db", work.db, "ada"])
         #expect(notDeleted.status == 1 && notDeleted.stderr.contains("contact ada is not deleted"))
         #expect(try contactbox(["history", "--db", work.db, "nobody"]).status == 1)
+        let unknown = try contactbox(["restore", "--db", work.db, "nobody", "--as-of", "1h"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no contact and no history with UID nobody"))
     }
 
     @Test("edit opens $EDITOR on the card; a change is saved, no change writes nothing, another UID is refused")

@@ -31,6 +31,7 @@ struct HistoryText {
             case .archived: "kept aside a version of " + name + " (\(entry.reason))"
             case .updated:
                 name + ": " + (fields.isEmpty ? "no field changed" : fields.joined(separator: ", ") + " changed")
+                    + (entry.reason.hasPrefix("conflict-lost:") ? " (the local version lost a conflict)" : "")
             }
         }
 

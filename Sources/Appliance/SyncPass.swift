@@ -80,6 +80,7 @@ public final class SyncPass {
             let reason = "The contact store failed: \(error)"
             worst = Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
         }
+        pruneHistory(configuration.history, shouldStop: shouldStop)
         let contacts = (try? store.count()) ?? board.update { $0.contacts }
         board.update {
             $0.contacts = contacts
@@ -87,6 +88,19 @@ public final class SyncPass {
             $0.counters.lastPass = .milliseconds(monotonicMillis() - started)
         }
         return worst
+    }
+
+    /// Retention after the pass: a chunk of at most 100 rows per transaction, stopping with the daemon. A failure
+    /// is logged and left for the next pass: the contacts are safe either way.
+    private func pruneHistory(_ settings: HistorySettings, shouldStop: () -> Bool) {
+        do {
+            let removed = try store.pruneHistory(
+                ContactStore.Retention(maxAge: Int64(settings.maxAge) * 1_000, maxVersions: settings.maxVersions),
+                shouldStop: shouldStop)
+            if removed > 0 { logger.info("History pruned", metadata: ["history.removed": "\(removed)"]) }
+        } catch {
+            logger.warning("History could not be pruned", metadata: ["store.error": "\(error)"])
+        }
     }
 
     /// One remote: the state it leaves the appliance in, and when to try again.

@@ -25,9 +25,9 @@ public enum Exit {
 
     /// Every code, for the help texts.
     public static let summary = """
-        Exit codes: 0 done; 1 check found problems, a contact was not found, or some contacts could not be \
-        synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
-        cards were skipped (the rest were imported); 66 an input file is missing or unreadable; 69 a remote could not be reached; 71 the daemon could not \
+        Exit codes: 0 done; 1 check found problems, a contact, version or run was not found, an undo skipped \
+        contacts changed since, or some contacts could not be synced; 10 deletions are held until confirmed (sync --confirm-deletions); 64 bad usage; 65 some input \
+        cards were skipped (the rest were imported), or an edited card was refused; 66 an input file is missing or unreadable; 69 a remote could not be reached; 71 the daemon could not \
         start; 73 an output file could not be written; 74 the store could not be read or written; 75 a remote \
         is busy or too slow (try again later); 76 a remote gave an answer that is no CardDAV answer, or \
         redirected elsewhere; 77 a remote refused the login; 78 the configuration is wrong.

@@ -14,8 +14,9 @@ struct ConfigurationReader {
         self.path = path
     }
 
-    static let rootKeys = ["store", "sync", "remote", "panel", "status"]
+    static let rootKeys = ["store", "sync", "remote", "panel", "status", "history"]
     static let syncKeys = ["interval", "full_check", "max_delete_share"]
+    static let historyKeys = ["max_age", "max_versions"]
     static let commonRemoteKeys = ["name", "kind", "conflict"]
     static let carddavKeys = [
         "url", "username", "password_file", "password_credential", "auth", "ca_file", "ca_path", "concurrency",
@@ -24,7 +25,9 @@ struct ConfigurationReader {
     static let vdirKeys = ["folder", "create_folder"]
     /// Every key the file may hold, and `password`, which it must not: the keys a syntax error may quote.
     static let allKeys = Set(
-        rootKeys + syncKeys + commonRemoteKeys + carddavKeys + vdirKeys + panelKeys + statusKeys + ["password"])
+        rootKeys + syncKeys + historyKeys + commonRemoteKeys + carddavKeys + vdirKeys + panelKeys + statusKeys + [
+            "password"
+        ])
 
     mutating func read(_ root: TOMLTable) -> Configuration {
         let top = Block(table: root, context: "")
@@ -60,7 +63,27 @@ struct ConfigurationReader {
         if let block = section(top, "panel") { panel = readPanel(block) }
         var status = StatusSettings()
         if let block = section(top, "status") { status = readStatus(block) }
-        return Configuration(storePath: storePath, sync: sync, remotes: remotes, panel: panel, status: status)
+        var history = HistorySettings()
+        if let block = section(top, "history") { history = readHistory(block) }
+        return Configuration(
+            storePath: storePath, sync: sync, remotes: remotes, panel: panel, status: status, history: history)
+    }
+
+    private mutating func readHistory(_ block: Block) -> HistorySettings {
+        checkKeys(block, allowed: Self.historyKeys)
+        var history = HistorySettings()
+        if let seconds = duration(block, "max_age") { history.maxAge = seconds }
+        if let value = block.table["max_versions"] {
+            if let count = value.int, count >= 0, count <= 100_000 {
+                history.maxVersions = count == 0 ? nil : Int(count)
+            } else {
+                fail(
+                    block, "max_versions",
+                    "max_versions must be a whole number of versions per contact, such as 50, or 0 for no limit"
+                        + " (found \(show(value)))")
+            }
+        }
+        return history
     }
 
     private mutating func readSync(_ block: Block) -> SyncSettings {

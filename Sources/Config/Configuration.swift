@@ -14,12 +14,15 @@ public struct Configuration: Sendable, Equatable {
     public var panel: PanelSettings
     /// Where the status page listens, and its password (`[status]`).
     public var status: StatusSettings
+    /// How long the store keeps replaced and deleted versions (`[history]`).
+    public var history: HistorySettings
 
     public init(
         storePath: String = Configuration.defaultStorePath, sync: SyncSettings = SyncSettings(),
         remotes: [RemoteConfiguration], panel: PanelSettings = PanelSettings(),
-        status: StatusSettings = StatusSettings()
+        status: StatusSettings = StatusSettings(), history: HistorySettings = HistorySettings()
     ) {
+        self.history = history
         self.storePath = storePath
         self.sync = sync
         self.remotes = remotes
@@ -52,5 +55,24 @@ public struct SyncSettings: Sendable, Equatable {
         self.interval = interval
         self.fullCheck = fullCheck
         self.maxDeleteShare = maxDeleteShare
+    }
+}
+
+/// What the history keeps: the `[history]` section.
+///
+/// ```toml
+/// [history]
+/// max_age = "90d"      # versions older than this are pruned
+/// max_versions = 50    # and beyond this many per contact, the oldest (0: no limit by count)
+/// ```
+public struct HistorySettings: Sendable, Equatable {
+    /// Seconds.
+    public var maxAge: Int
+    /// nil: no limit by count.
+    public var maxVersions: Int?
+
+    public init(maxAge: Int = 90 * 86_400, maxVersions: Int? = 50) {
+        self.maxAge = maxAge
+        self.maxVersions = maxVersions
     }
 }

@@ -5,29 +5,26 @@ import VCard
 // history, and every change takes the next change sequence number, in the same transaction.
 extension ContactStore {
     /// Stores `card` under its UID: inserts it, overwrites the live version (copied to history with `reason`), or
-    /// revives a tombstone. Returns false, writing nothing, when the live version is already byte-identical, so that
-    /// a sync that re-downloads a contact does not make a local change that would travel back.
+    /// revives a tombstone (a `created` row in history). Returns false, writing nothing, when the live version is
+    /// already byte-identical, so that a sync that re-downloads a contact does not make a local change that would
+    /// travel back. `runID` ties the change to its sync run or local operation.
     @discardableResult
-    public func upsert(_ card: Card, hash: String? = nil, reason: String, remoteID: Int64? = nil) throws -> Bool {
+    public func upsert(
+        _ card: Card, hash: String? = nil, reason: String, remoteID: Int64? = nil, runID: Int64? = nil
+    ) throws -> Bool {
         guard let uid = card.uid, !uid.isEmpty else {
             throw ContactStoreError(.missingUID, "cannot store a card without a UID (\(card.displayName))")
         }
         let vcard = card.serialized()
         let hash = hash ?? card.contentHash  // the caller may have it already: hashing is not free
         return try db.transaction {
-            let time = now()
-            guard let existing = try contact(uid: uid) else {
-                try insertContact(card, uid: uid, vcard: vcard, hash: hash, at: time)
-                return true
+            let existing = try contact(uid: uid)
+            if let existing, !existing.deleted, existing.vcard == vcard {
+                return false
             }
-            if !existing.deleted {
-                if existing.vcard == vcard {
-                    return false
-                }
-                try recordHistory(existing, reason: reason, remoteID: remoteID, at: time)
-            }
-            // A tombstone's last version went to history when it was deleted.
-            try replaceContact(id: existing.id, with: card, vcard: vcard, hash: hash, at: time)
+            try write(
+                card, uid: uid, vcard: vcard, hash: hash, over: existing,
+                origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
             return true
         }
     }
@@ -35,18 +32,12 @@ extension ContactStore {
     /// Turns the live contact `uid` into a tombstone, copying its last version to history with `reason`. Returns
     /// false when there is no live contact with that UID (already deleted, or never known).
     @discardableResult
-    public func delete(uid: String, reason: String, remoteID: Int64? = nil) throws -> Bool {
+    public func delete(uid: String, reason: String, remoteID: Int64? = nil, runID: Int64? = nil) throws -> Bool {
         try db.transaction {
             guard let existing = try contact(uid: uid), !existing.deleted else {
                 return false
             }
-            let time = now()
-            try recordHistory(existing, reason: reason, remoteID: remoteID, at: time)
-            // The tombstone keeps the last vcard and hash: the columns are NOT NULL, the check walks them, and a
-            // sync can still tell which version was deleted.
-            try db.run(
-                "UPDATE contacts SET deleted = 1, changed_at = ?, change_seq = ? WHERE id = ?", time,
-                try nextChangeSeq(), existing.id)
+            try tombstone(existing, origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
             return true
         }
     }
@@ -54,21 +45,6 @@ extension ContactStore {
     /// The contact with this UID, live or tombstone.
     public func contact(uid: String) throws -> StoredContact? {
         try db.queryFirst("SELECT \(Self.contactColumns) FROM contacts WHERE uid = ?", uid, map: Self.storedContact)
-    }
-
-    /// The replaced versions of `uid`, newest first, at most `limit`.
-    public func history(uid: String, limit: Int = ContactStore.chunkLimit) throws -> [HistoryEntry] {
-        try Self.checkLimit(limit)
-        return try db.query(
-            """
-            SELECT id, uid, vcard, hash, reason, recorded_at, remote_id FROM history WHERE uid = ?
-            ORDER BY id DESC LIMIT ?
-            """, uid, limit
-        ) { row in
-            HistoryEntry(
-                id: try row.int64(0), uid: try row.string(1), vcard: try row.string(2), hash: try row.string(3),
-                reason: try row.string(4), recordedAt: try row.int64(5), remoteID: try row.optionalInt64(6))
-        }
     }
 
     // MARK: Row writers shared with import
@@ -90,16 +66,55 @@ extension ContactStore {
             """, vcard, hash, card.displayName, time, try nextChangeSeq(), id)
     }
 
-    func recordHistory(_ contact: StoredContact, reason: String, remoteID: Int64?, at time: Int64) throws {
+    /// Writes `card` as the version of `uid`, over `existing` (nil: a new UID), recording the change in history
+    /// first: `created` when the UID was not live, else the replaced version as `updated`.
+    func write(
+        _ card: Card, uid: String, vcard: String, hash: String, over existing: StoredContact?, origin: HistoryOrigin,
+        at time: Int64
+    ) throws {
+        guard let existing else {
+            try recordHistory(uid: uid, vcard: "", hash: "", kind: .created, origin: origin, at: time)
+            try insertContact(card, uid: uid, vcard: vcard, hash: hash, at: time)
+            return
+        }
+        if existing.deleted {
+            // The tombstone's last version went to history when it was deleted.
+            try recordHistory(uid: uid, vcard: "", hash: "", kind: .created, origin: origin, at: time)
+        } else {
+            try recordHistory(existing, kind: .updated, origin: origin, at: time)
+        }
+        try replaceContact(id: existing.id, with: card, vcard: vcard, hash: hash, at: time)
+    }
+
+    /// Turns the live `existing` into a tombstone, its last version to history as `deleted`.
+    func tombstone(_ existing: StoredContact, origin: HistoryOrigin, at time: Int64) throws {
+        try recordHistory(existing, kind: .deleted, origin: origin, at: time)
+        // The tombstone keeps the last vcard and hash: the columns are NOT NULL, the check walks them, and a sync
+        // can still tell which version was deleted.
+        try db.run(
+            "UPDATE contacts SET deleted = 1, changed_at = ?, change_seq = ? WHERE id = ?", time, try nextChangeSeq(),
+            existing.id)
+    }
+
+    func recordHistory(_ contact: StoredContact, kind: HistoryKind, origin: HistoryOrigin, at time: Int64) throws {
         try recordHistory(
-            uid: contact.uid, vcard: contact.vcard, hash: contact.hash, reason: reason, remoteID: remoteID, at: time)
+            uid: contact.uid, vcard: contact.vcard, hash: contact.hash, kind: kind, origin: origin, at: time)
     }
 
     func recordHistory(
-        uid: String, vcard: String, hash: String, reason: String, remoteID: Int64?, at time: Int64
+        uid: String, vcard: String, hash: String, kind: HistoryKind, origin: HistoryOrigin, at time: Int64
     ) throws {
         try db.run(
-            "INSERT INTO history (uid, vcard, hash, reason, recorded_at, remote_id) VALUES (?, ?, ?, ?, ?, ?)", uid,
-            vcard, hash, reason, time, remoteID)
+            """
+            INSERT INTO history (uid, vcard, hash, reason, recorded_at, remote_id, kind, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, uid, vcard, hash, origin.reason, time, origin.remoteID, kind.rawValue, origin.runID)
     }
+}
+
+/// Why a change was made and by what: the columns every history row of one change shares.
+struct HistoryOrigin {
+    var reason: String
+    var remoteID: Int64?
+    var runID: Int64?
 }

@@ -7,7 +7,7 @@ extension ContactStore {
     /// Imports up to `chunkLimit` cards in one transaction and says what happened to each, in order. With
     /// `updating`, a card whose UID is taken by a different live contact replaces it (the old version goes to
     /// history) instead of being kept beside it: re-importing an edited export.
-    public func importChunk(_ cards: [Card], updating: Bool = false) throws -> [ImportOutcome] {
+    public func importChunk(_ cards: [Card], updating: Bool = false, runID: Int64? = nil) throws -> [ImportOutcome] {
         guard cards.count <= Self.chunkLimit else {
             throw ContactStoreError(
                 .chunkTooLarge, "\(cards.count) cards in one import chunk; at most \(Self.chunkLimit) per transaction")
@@ -17,13 +17,14 @@ extension ContactStore {
             var outcomes: [ImportOutcome] = []
             outcomes.reserveCapacity(cards.count)
             for card in cards {
-                outcomes.append(try importCard(card, updating: updating, at: time))
+                outcomes.append(try importCard(card, updating: updating, runID: runID, at: time))
             }
             return outcomes
         }
     }
 
-    private func importCard(_ incoming: Card, updating: Bool, at time: Int64) throws -> ImportOutcome {
+    private func importCard(_ incoming: Card, updating: Bool, runID: Int64?, at time: Int64) throws -> ImportOutcome {
+        let origin = HistoryOrigin(reason: updating ? "replaced by import" : "imported", remoteID: nil, runID: runID)
         // The hash ignores UID, PRODID and REV: the same person exported twice is the same contact.
         let hash = incoming.contentHash
         if let existingUID = try db.scalarString(
@@ -36,30 +37,26 @@ extension ContactStore {
             // Identity is the UID, so a card without one gets one, written into the stored vCard.
             let fresh = Card.makeUID()
             card.setUID(fresh)
-            try insertContact(card, uid: fresh, vcard: card.serialized(), hash: hash, at: time)
+            try write(card, uid: fresh, vcard: card.serialized(), hash: hash, over: nil, origin: origin, at: time)
             return .inserted(fresh)
         }
-        guard let existing = try contact(uid: uid) else {
-            try insertContact(card, uid: uid, vcard: card.serialized(), hash: hash, at: time)
-            return .inserted(uid)
-        }
-        if existing.deleted {
-            // The tombstone's content is already in history (written when it was deleted).
-            try replaceContact(id: existing.id, with: card, vcard: card.serialized(), hash: hash, at: time)
+        let existing = try contact(uid: uid)
+        guard let existing, !existing.deleted else {
+            try write(card, uid: uid, vcard: card.serialized(), hash: hash, over: existing, origin: origin, at: time)
             return .inserted(uid)
         }
         if updating {
-            try recordHistory(existing, reason: "replaced by import", remoteID: nil, at: time)
-            try replaceContact(id: existing.id, with: card, vcard: card.serialized(), hash: hash, at: time)
+            try write(card, uid: uid, vcard: card.serialized(), hash: hash, over: existing, origin: origin, at: time)
             return .updated(uid)
         }
         // Same UID, different content: two contacts claim one identity. Keep both; the newcomer moves to a fresh
         // UID, and its version as it arrived goes to history so the rename can be traced and undone.
         let fresh = Card.makeUID()
         try recordHistory(
-            uid: fresh, vcard: card.serialized(), hash: hash, reason: "import-duplicate-uid", remoteID: nil, at: time)
+            uid: fresh, vcard: card.serialized(), hash: hash, kind: .archived,
+            origin: HistoryOrigin(reason: "import-duplicate-uid", remoteID: nil, runID: runID), at: time)
         card.setUID(fresh)
-        try insertContact(card, uid: fresh, vcard: card.serialized(), hash: hash, at: time)
+        try write(card, uid: fresh, vcard: card.serialized(), hash: hash, over: nil, origin: origin, at: time)
         return .renamed(from: uid, to: fresh)
     }
 }

@@ -33,20 +33,56 @@ extension ContactStore {
         return db.changes
     }
 
-    /// The most recent runs, newest first, of one remote or of all (remoteID nil).
-    public func recentSyncRuns(remoteID: Int64? = nil, limit: Int = 20) throws -> [SyncRun] {
+    /// The most recent runs, newest first, of one remote or of all (remoteID nil), local operations included;
+    /// with `before`, only runs with a smaller id (the next page).
+    public func recentSyncRuns(remoteID: Int64? = nil, before: Int64? = nil, limit: Int = 20) throws -> [SyncRun] {
         try Self.checkLimit(limit)
-        let columns = """
-            id, remote_id, started_at, finished_at, outcome, uploaded, downloaded, updated, deleted, conflicts, errors,
-            message
-            """
+        let before = before ?? Int64.max
         if let remoteID {
             return try db.query(
-                "SELECT \(columns) FROM sync_runs WHERE remote_id = ? ORDER BY id DESC LIMIT ?", remoteID, limit,
-                map: Self.syncRun)
+                "SELECT \(Self.runColumns) FROM sync_runs WHERE remote_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                remoteID, before, limit, map: Self.syncRun)
         }
-        return try db.query("SELECT \(columns) FROM sync_runs ORDER BY id DESC LIMIT ?", limit, map: Self.syncRun)
+        return try db.query(
+            "SELECT \(Self.runColumns) FROM sync_runs WHERE id < ? ORDER BY id DESC LIMIT ?", before, limit,
+            map: Self.syncRun)
     }
+
+    /// Run `id`, a sync or a local operation.
+    public func syncRun(id: Int64) throws -> SyncRun? {
+        try db.queryFirst("SELECT \(Self.runColumns) FROM sync_runs WHERE id = ?", id, map: Self.syncRun)
+    }
+
+    /// How many history rows of each kind run `id` wrote: what it did to the store.
+    public func historyCounts(runID: Int64) throws -> [HistoryKind: Int] {
+        var counts: [HistoryKind: Int] = [:]
+        let rows = try db.query("SELECT kind, count(*) FROM history WHERE run_id = ? GROUP BY kind", runID) { row in
+            (try row.string(0), try row.int(1))
+        }
+        for (kind, count) in rows {
+            if let known = HistoryKind(rawValue: kind) { counts[known] = count }
+        }
+        return counts
+    }
+
+    /// Starts a local operation (import, delete, edit, restore, undo): a run with no remote, so that its changes
+    /// are listed, and undone, like a sync's.
+    public func beginOperation(_ kind: RunKind, note: String) throws -> Int64 {
+        try db.run(
+            "INSERT INTO sync_runs (remote_id, started_at, kind, note) VALUES (NULL, ?, ?, ?)", now(), kind.rawValue,
+            note)
+        return db.lastInsertRowID
+    }
+
+    /// Ends local operation `id`, with what it did.
+    public func finishOperation(id: Int64, outcome: SyncOutcome = .ok, message: String? = nil) throws {
+        try finishSyncRun(id: id, outcome: outcome, counts: SyncCounts(), message: message)
+    }
+
+    static let runColumns = """
+        id, remote_id, started_at, finished_at, outcome, uploaded, downloaded, updated, deleted, conflicts, errors,
+        message, kind, note
+        """
 
     private static func syncRun(_ row: Row) throws -> SyncRun {
         var outcome: SyncOutcome?
@@ -56,11 +92,16 @@ extension ContactStore {
             }
             outcome = known
         }
+        let kindText = try row.string(12)
+        guard let kind = RunKind(rawValue: kindText) else {
+            throw ContactStoreError(.corruptRow, "run \(try row.int64(0)) has unknown kind '\(kindText)'")
+        }
         let counts = SyncCounts(
             uploaded: try row.int(5), downloaded: try row.int(6), updated: try row.int(7), deleted: try row.int(8),
             conflicts: try row.int(9), errors: try row.int(10))
         return SyncRun(
             id: try row.int64(0), remoteID: try row.optionalInt64(1), startedAt: try row.int64(2),
-            finishedAt: try row.optionalInt64(3), outcome: outcome, counts: counts, message: try row.optionalString(11))
+            finishedAt: try row.optionalInt64(3), outcome: outcome, counts: counts, message: try row.optionalString(11),
+            kind: kind, note: try row.optionalString(13))
     }
 }

@@ -139,8 +139,12 @@ extension ContactStore {
     }
 
     /// Keeps a version that is about to be lost (a conflict's loser that only the remote had) in history.
-    public func archive(uid: String, vcard: String, hash: String, reason: String, remoteID: Int64?) throws {
-        try recordHistory(uid: uid, vcard: vcard, hash: hash, reason: reason, remoteID: remoteID, at: now())
+    public func archive(
+        uid: String, vcard: String, hash: String, reason: String, remoteID: Int64?, runID: Int64? = nil
+    ) throws {
+        try recordHistory(
+            uid: uid, vcard: vcard, hash: hash, kind: .archived,
+            origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
     }
 }
 

@@ -13,6 +13,8 @@ public struct ContactStoreError: Error, CustomStringConvertible, Sendable, Equat
         case invalidArgument = "invalid-argument"
         /// A card without a UID where one is required (upsert: identity is the UID).
         case missingUID = "missing-uid"
+        /// The contact, history row or run asked for does not exist.
+        case notFound = "not-found"
         /// A row whose stored values this version cannot read.
         case corruptRow = "corrupt-row"
     }

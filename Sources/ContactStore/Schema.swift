@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3]
+    static let migrations: [String] = [version1, version2, version3, version4]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -144,5 +144,28 @@ enum Schema {
             refused_at INTEGER NOT NULL,
             PRIMARY KEY (remote_id, uid)
         ) WITHOUT ROWID;
+        """
+
+    private static let version4 = """
+        -- Every change belongs to a run: a sync run with one remote (kind 'sync'), or a local operation (import,
+        -- delete, edit, restore, undo) with no remote. A run's history rows are what it changed, so it can be undone.
+        ALTER TABLE sync_runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'sync';
+        -- What a local operation was asked to do ("undo of run 12", "as of 2026-11-23 16:05"), for people.
+        ALTER TABLE sync_runs ADD COLUMN note TEXT;
+        -- What a history row records. 'updated' and 'deleted': vcard is the live version just before the change;
+        -- 'created': the contact was not live before (a new UID, or a tombstone revived), vcard and hash are empty;
+        -- 'archived': a version that never was the contact (a conflict's loser, a renamed import), no state change.
+        ALTER TABLE history ADD COLUMN kind TEXT NOT NULL DEFAULT 'updated'
+            CHECK (kind IN ('created', 'updated', 'deleted', 'archived'));
+        ALTER TABLE history ADD COLUMN run_id INTEGER REFERENCES sync_runs (id) ON DELETE SET NULL;
+        -- Rows from before version 4 name their cause only in the reason: deletions said so, and a conflict's loser
+        -- or a renamed import never was the contact's state (a v3 conflict whose remote side won is kept as such).
+        UPDATE history SET kind = 'deleted' WHERE reason LIKE 'deleted%';
+        UPDATE history SET kind = 'archived' WHERE reason = 'import-duplicate-uid' OR reason LIKE 'conflict-lost:%';
+        -- What one run changed, UID by UID (undo), and the first change of a UID after a time (restore as of a time).
+        CREATE INDEX history_run ON history (run_id, uid, id) WHERE run_id IS NOT NULL;
+        CREATE INDEX history_uid_time ON history (uid, recorded_at, id) WHERE kind <> 'archived';
+        -- Retention prunes the oldest rows first.
+        CREATE INDEX history_time ON history (recorded_at, id);
         """
 }

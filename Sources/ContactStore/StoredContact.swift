@@ -47,21 +47,28 @@ public struct ContactCursor: Sendable, Hashable {
     }
 }
 
-/// One overwritten or deleted version of a contact.
+/// One row of a contact's history: a version that was overwritten or deleted, the note that a contact was created
+/// (or revived), or a version kept aside (a conflict's loser).
 public struct HistoryEntry: Sendable, Equatable {
     public var id: Int64
     public var uid: String
+    /// The version before the change; empty for `created`.
     public var vcard: String
     public var hash: String
-    /// Why the version was replaced: `updated`, `deleted`, `import-duplicate-uid`, `conflict-lost:<remote>` ...
+    /// Why the version was replaced: `replaced by <remote>`, `deleted on <remote>`, `conflict-lost:<remote>`,
+    /// `deleted on the command line`, `undo of run 12` ...
     public var reason: String
     /// Unix milliseconds.
     public var recordedAt: Int64
     /// The remote involved, if any; NULL once that remote is removed.
     public var remoteID: Int64?
+    public var kind: HistoryKind
+    /// The sync run or local operation that made the change (nil for rows older than schema 4).
+    public var runID: Int64?
 
     public init(
-        id: Int64, uid: String, vcard: String, hash: String, reason: String, recordedAt: Int64, remoteID: Int64?
+        id: Int64, uid: String, vcard: String, hash: String, reason: String, recordedAt: Int64, remoteID: Int64?,
+        kind: HistoryKind = .updated, runID: Int64? = nil
     ) {
         self.id = id
         self.uid = uid
@@ -70,6 +77,17 @@ public struct HistoryEntry: Sendable, Equatable {
         self.reason = reason
         self.recordedAt = recordedAt
         self.remoteID = remoteID
+        self.kind = kind
+        self.runID = runID
+    }
+
+    /// The state the contact had just before this change; nil for an archived row, which changed nothing.
+    public var stateBefore: ContactState? {
+        switch kind {
+        case .created: return .absent
+        case .updated, .deleted: return .live(vcard: vcard, hash: hash)
+        case .archived: return nil
+        }
     }
 }
 

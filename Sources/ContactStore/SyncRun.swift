@@ -42,11 +42,17 @@ public struct SyncRun: Sendable, Equatable {
     public var counts: SyncCounts
     /// A short human-readable note (an error summary); never a whole contact.
     public var message: String?
+    /// A sync, or an operation on the box (import, delete, edit, restore, undo) with no remote.
+    public var kind: RunKind
+    /// What a local operation was asked to do, for people ("undo of run 12").
+    public var note: String?
 
     public init(
         id: Int64, remoteID: Int64?, startedAt: Int64, finishedAt: Int64?, outcome: SyncOutcome?, counts: SyncCounts,
-        message: String?
+        message: String?, kind: RunKind = .sync, note: String? = nil
     ) {
+        self.kind = kind
+        self.note = note
         self.id = id
         self.remoteID = remoteID
         self.startedAt = startedAt

@@ -18,14 +18,14 @@ enum StoreChange {
     case recordRefusal(uid: String, hash: String, reason: String)
     case clearRefusal(uid: String)
 
-    func apply(to store: ContactStore, remoteID: Int64) throws {
+    func apply(to store: ContactStore, remoteID: Int64, runID: Int64?) throws {
         switch self {
         case .saveContact(let card, let hash, let reason):
-            try store.upsert(card, hash: hash, reason: reason, remoteID: remoteID)
+            try store.upsert(card, hash: hash, reason: reason, remoteID: remoteID, runID: runID)
         case .deleteContact(let uid, let reason):
-            try store.delete(uid: uid, reason: reason, remoteID: remoteID)
+            try store.delete(uid: uid, reason: reason, remoteID: remoteID, runID: runID)
         case .keepInHistory(let uid, let vcard, let hash, let reason):
-            try store.archive(uid: uid, vcard: vcard, hash: hash, reason: reason, remoteID: remoteID)
+            try store.archive(uid: uid, vcard: vcard, hash: hash, reason: reason, remoteID: remoteID, runID: runID)
         case .recordBase(let uid, let entry, let hash, let created):
             // Another contact recorded at this place lost it: the place is this contact's now.
             if let other = try store.remoteItem(remoteID: remoteID, href: entry.href), other.uid != uid {

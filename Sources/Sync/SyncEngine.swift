@@ -24,7 +24,8 @@ public final class SyncEngine {
         var logger = self.logger
         logger[metadataKey: "remote.name"] = "\(book.name)"
         let session = SyncSession(
-            store: store, book: book, remote: remote, options: options, logger: logger, progress: progress)
+            store: store, book: book, remote: remote, runID: runID, options: options, logger: logger,
+            progress: progress)
         do {
             try session.run()
         } catch let error as RemoteError {

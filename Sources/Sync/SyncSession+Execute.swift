@@ -170,7 +170,7 @@ extension SyncSession {
     private func commit(_ changes: [StoreChange]) throws {
         guard !options.dryRun, !changes.isEmpty else { return }
         try store.transaction {
-            for change in changes { try change.apply(to: store, remoteID: remote.id) }
+            for change in changes { try change.apply(to: store, remoteID: remote.id, runID: runID) }
         }
     }
 }

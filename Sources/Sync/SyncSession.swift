@@ -10,6 +10,8 @@ final class SyncSession {
     let store: ContactStore
     let book: AddressBook
     let remote: Remote
+    /// This run's row in the journal (nil in a dry run): the store's history rows name it, so it can be undone.
+    let runID: Int64?
     let options: SyncOptions
     let logger: Logger
     let progress: ((SyncProgress) -> Void)?
@@ -26,9 +28,10 @@ final class SyncSession {
     var chunkItems: [String: RemoteItemState] = [:]
 
     init(
-        store: ContactStore, book: AddressBook, remote: Remote, options: SyncOptions, logger: Logger,
+        store: ContactStore, book: AddressBook, remote: Remote, runID: Int64?, options: SyncOptions, logger: Logger,
         progress: ((SyncProgress) -> Void)?
     ) {
+        self.runID = runID
         self.store = store
         self.book = book
         self.remote = remote

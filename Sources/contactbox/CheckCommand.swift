@@ -6,7 +6,10 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check the store: SQLite integrity, foreign keys, and the store's own invariants.",
-        discussion: "Prints each finding; exits 1 if there is any, 0 when the store is healthy.")
+        discussion: """
+            Prints each finding; exits 1 if there is any, 0 when the store is healthy. Also says how many history \
+            rows the store keeps and how much their versions take (see `contactbox prune-history`).
+            """)
 
     @OptionGroup var store: StoreOptions
 
@@ -25,6 +28,9 @@ struct CheckCommand: ParsableCommand {
             Terminal.note("\(findings.count) problem\(findings.count == 1 ? "" : "s") found in \(store.path).")
             throw Exit.findings
         }
-        Terminal.note("\(store.path): healthy, \(count) contact\(count == 1 ? "" : "s").")
+        let history: (rows: Int64, bytes: Int64) = (try? contacts.historySize()) ?? (0, 0)
+        Terminal.note(
+            "\(store.path): healthy, \(count) contact\(count == 1 ? "" : "s"); history: \(history.rows) row"
+                + "\(history.rows == 1 ? "" : "s"), \(HistorySize.text(history.bytes)) of versions.")
     }
 }

@@ -20,7 +20,9 @@ struct ContactBox: ParsableCommand {
         subcommands: [
             RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self,
             ExportCommand.self,
-            ListCommand.self, ShowCommand.self, CheckCommand.self, CheckConfigCommand.self,
+            ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
+            RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
+            CheckConfigCommand.self,
         ]
     )
 

@@ -13,12 +13,26 @@ struct ExportCommand: ParsableCommand {
             with --out FOLDER (an existing folder, or a path ending in /) to one .vcf file per contact, named after \
             its UID. Files are written whole and then renamed into place, so an interrupted export never leaves a \
             half-written file behind.
+
+            With --as-of TIME, the contacts as they were then (those deleted since included, those created since \
+            left out), in the order they were first stored. TIME is as for `contactbox restore`: 2026-11-23T16:05 \
+            (local time unless it ends in Z or an offset), or a span back from now (90m, 2h, 3d).
+
+            \(Exit.summary)
             """)
 
     @OptionGroup var store: StoreOptions
 
     @Option(help: ArgumentHelp("A .vcf file or a folder to write to.", valueName: "file-or-folder"))
     var out: String?
+
+    @Option(
+        name: .customLong("as-of"), help: ArgumentHelp("Export the store as it was at this time.", valueName: "time"))
+    var asOf: String?
+
+    func validate() throws {
+        if let asOf { _ = try RestoreCommand.time(asOf) }
+    }
 
     func run() throws {
         let contacts = try store.openForReading()
@@ -27,10 +41,15 @@ struct ExportCommand: ParsableCommand {
         var exported = 0
         do {
             let destination = try Destination(out)
-            try contacts.forEachContact { contact in
-                try destination.write(contact)
+            func write(uid: String, vcard: String) throws {
+                try destination.write(uid: uid, vcard: vcard)
                 exported += 1
                 progress.update(done: exported, items: exported)
+            }
+            if let asOf {
+                try contacts.forEachContact(asOf: try RestoreCommand.time(asOf)) { try write(uid: $0, vcard: $1) }
+            } else {
+                try contacts.forEachContact { try write(uid: $0.uid, vcard: $0.vcard) }
             }
             try destination.commit()
         } catch let error as FileSystem.Failure {
@@ -67,15 +86,15 @@ private enum Destination {
         }
     }
 
-    func write(_ contact: StoredContact) throws(FileSystem.Failure) {
+    func write(uid: String, vcard: String) throws(FileSystem.Failure) {
         switch self {
         case .standardOutput(let writer):
-            try writer.write(contact.vcard)
+            try writer.write(vcard)
         case .file(let file):
-            try file.write(contact.vcard)
+            try file.write(vcard)
         case .folder(let folder):
-            let file = try AtomicFile(path: folder + "/" + Card.fileName(forUID: contact.uid))
-            try file.write(contact.vcard)
+            let file = try AtomicFile(path: folder + "/" + Card.fileName(forUID: uid))
+            try file.write(vcard)
             try file.commit()
         }
     }

@@ -26,8 +26,18 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let contacts = try store.open()
+        let runID: Int64
+        do {
+            runID = try contacts.beginOperation(.import, note: inputs.joined(separator: " "))
+        } catch {
+            Terminal.error("cannot write to the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+        // The chunks committed before a failure stay, and the run with them, so that `undo` can take them back.
+        var outcome = SyncOutcome.ok
+        defer { try? contacts.finishOperation(id: runID, outcome: outcome) }
         var importer = Importer(
-            store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) }, updating: update)
+            store: contacts, totalBytes: inputs.reduce(0) { $0 + Self.size(of: $1) }, updating: update, runID: runID)
         let started = monotonicMillis()
         var missing = false
         for input in inputs {
@@ -45,6 +55,7 @@ struct ImportCommand: ParsableCommand {
                 missing = true
             } catch {
                 importer.finish()
+                outcome = .failed
                 Terminal.error("cannot write to the store \(store.path): \(error)")
                 throw Exit.ioError
             }

@@ -35,6 +35,8 @@ struct Importer {
 
     let store: ContactStore
     let updating: Bool
+    /// The import's operation in the journal: its history rows name it, so `contactbox undo` can take it back.
+    let runID: Int64?
     private(set) var summary = Summary()
     private var progress: ProgressBar
     private var bytesBefore = 0
@@ -42,8 +44,9 @@ struct Importer {
     private var chunk: [Card] = []
     private var chunkOrigins: [String] = []
 
-    init(store: ContactStore, totalBytes: Int, updating: Bool) {
+    init(store: ContactStore, totalBytes: Int, updating: Bool, runID: Int64?) {
         self.store = store
+        self.runID = runID
         self.updating = updating
         progress = ProgressBar("Importing", total: totalBytes)
     }
@@ -88,7 +91,7 @@ struct Importer {
 
     private mutating func flush() throws {
         guard !chunk.isEmpty else { return }
-        let outcomes = try store.importChunk(chunk, updating: updating)
+        let outcomes = try store.importChunk(chunk, updating: updating, runID: runID)
         for (outcome, origin) in zip(outcomes, chunkOrigins) {
             switch outcome {
             case .inserted:

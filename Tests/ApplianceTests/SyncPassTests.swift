@@ -235,3 +235,21 @@ struct SyncWorkerTests {
         #expect(worker.stop(waitingAtMost: .seconds(1)))
     }
 }
+
+@Suite("History retention after a sync pass")
+struct SyncPassRetentionTests {
+    @Test("a pass prunes the history to the configured versions per contact")
+    func passPrunes() throws {
+        let fixture = try PassFixture(contacts: 2)
+        for index in 0..<4 {
+            var reader = CardReader(
+                text: "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:uid-0\r\nFN:Renamed \(index)\r\nEND:VCARD\r\n")
+            if case .success(let parsed) = reader.next() { try fixture.store.upsert(parsed.card, reason: "test") }
+        }
+        #expect(try fixture.store.history(uid: "uid-0").count == 5)
+        fixture.configuration.history = HistorySettings(maxAge: 90 * 86_400, maxVersions: 2)
+        #expect(fixture.run().state == .idle)
+        #expect(try fixture.store.history(uid: "uid-0").count == 2)
+        #expect(try fixture.store.history(uid: "uid-1").count == 1)
+    }
+}

@@ -97,3 +97,36 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration.parse(text: text, path: configPath) }
     }
 }
+
+@Suite("The [history] section")
+struct HistorySettingsTests {
+    static let remote = """
+        [[remote]]
+        name = "home"
+        kind = "vdir"
+        folder = "/srv/contacts"
+        """
+
+    @Test("without it, 90 days and 50 versions a contact; the example file says the same")
+    func defaults() throws {
+        #expect(try Configuration.parse(text: Self.remote, path: configPath).history == HistorySettings())
+        #expect(HistorySettings() == HistorySettings(maxAge: 90 * 86_400, maxVersions: 50))
+        #expect(try Configuration.load(path: deployFolder + "/contactbox.example.toml").history == HistorySettings())
+    }
+
+    @Test("max_age and max_versions are read; 0 versions means no limit by count")
+    func values() throws {
+        let text = "[history]\nmax_age = \"30d\"\nmax_versions = 0\n" + Self.remote
+        #expect(
+            try Configuration.parse(text: text, path: configPath).history
+                == HistorySettings(maxAge: 30 * 86_400, maxVersions: nil))
+    }
+
+    @Test("a wrong value or an unknown key is refused with its line")
+    func refused() {
+        let found = problems("[history]\nmax_age = 90\nmax_versions = -1\nkeep = true\n" + Self.remote)
+        #expect(found.contains { $0.contains("max_age must be a duration") })
+        #expect(found.contains { $0.contains("max_versions must be a whole number") })
+        #expect(found.contains { $0.contains("keep") })
+    }
+}

@@ -351,7 +351,7 @@ struct TOMLParserTests {
     func exampleFile() throws {
         let bytes = try SmallFile.read(deployFolder + "/contactbox.example.toml", limit: TOMLParser.sizeLimit)
         let root = try TOMLParser.parse(bytes)
-        #expect(root.keys == ["store", "sync", "panel", "status", "remote"])
+        #expect(root.keys == ["store", "sync", "history", "panel", "status", "remote"])
         #expect(root["sync"]?.table?["max_delete_share"] == .float(0.3))
         #expect(root["remote"]?.array?.count == 2)
     }

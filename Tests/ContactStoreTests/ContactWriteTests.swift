@@ -11,7 +11,7 @@ struct ContactWriteTests {
         let second = try makeCard(uid: "u-1", name: "Ann Smith", email: "ann@example.org")
         #expect(try fixture.store.upsert(first, reason: "updated"))
         let inserted = try #require(try fixture.store.contact(uid: "u-1"))
-        #expect(try fixture.store.history(uid: "u-1") == [])
+        #expect(try fixture.replacedVersions(uid: "u-1") == [])
 
         #expect(try fixture.store.upsert(second, reason: "updated", remoteID: nil))
         let updated = try #require(try fixture.store.contact(uid: "u-1"))
@@ -22,7 +22,7 @@ struct ContactWriteTests {
         #expect(updated.changedAt > inserted.changedAt)
         #expect(updated.changeSeq > inserted.changeSeq)
 
-        let history = try fixture.store.history(uid: "u-1")
+        let history = try fixture.replacedVersions(uid: "u-1")
         #expect(history.count == 1)
         #expect(history.first?.vcard == first.serialized())
         #expect(history.first?.hash == first.contentHash)
@@ -38,7 +38,7 @@ struct ContactWriteTests {
         let before = try #require(try fixture.store.contact(uid: "u-1"))
         #expect(try fixture.store.upsert(card, reason: "updated") == false)
         #expect(try fixture.store.contact(uid: "u-1") == before)
-        #expect(try fixture.store.history(uid: "u-1") == [])
+        #expect(try fixture.replacedVersions(uid: "u-1") == [])
         #expect(try fixture.store.currentChangeSeq() == before.changeSeq)
     }
 
@@ -56,14 +56,14 @@ struct ContactWriteTests {
         #expect(tombstone.changedAt > live.changedAt)
         #expect(try fixture.store.count() == 0)
         #expect(try fixture.store.count(includingDeleted: true) == 1)
-        let history = try fixture.store.history(uid: "u-1")
+        let history = try fixture.replacedVersions(uid: "u-1")
         #expect(history.map(\.reason) == ["deleted"])
         #expect(history.first?.vcard == card.serialized())
 
         #expect(try fixture.store.delete(uid: "u-1", reason: "deleted") == false)
         #expect(try fixture.store.delete(uid: "never-seen", reason: "deleted") == false)
         #expect(try fixture.store.contact(uid: "u-1")?.changeSeq == tombstone.changeSeq)
-        #expect(try fixture.store.history(uid: "u-1").count == 1)
+        #expect(try fixture.replacedVersions(uid: "u-1").count == 1)
     }
 
     @Test("upsert over a tombstone revives it")
@@ -76,7 +76,7 @@ struct ContactWriteTests {
         let revived = try #require(try fixture.store.contact(uid: "u-1"))
         #expect(!revived.deleted)
         #expect(revived.vcard == back.serialized())
-        #expect(try fixture.store.history(uid: "u-1").map(\.reason) == ["deleted"])
+        #expect(try fixture.replacedVersions(uid: "u-1").map(\.reason) == ["deleted"])
     }
 
     @Test("a card without a UID cannot be upserted")
@@ -143,7 +143,7 @@ struct ContactWriteTests {
         }
         #expect(try fixture.store.contact(uid: "b") == nil)
         #expect(try fixture.store.contact(uid: "a")?.deleted == false)
-        #expect(try fixture.store.history(uid: "a") == [])
+        #expect(try fixture.replacedVersions(uid: "a") == [])
         #expect(try fixture.store.currentChangeSeq() == sequence)
     }
 }

@@ -49,6 +49,11 @@ final class TestClock {
         millis += 1
         return millis
     }
+
+    /// Moves the clock on, as days passing.
+    func advance(by milliseconds: Int64) {
+        millis += milliseconds
+    }
 }
 
 /// A fresh store in its own temporary directory, plus ways to reopen it and to reach its file behind its back.
@@ -73,6 +78,11 @@ struct StoreFixture {
     /// A second connection to the same file, to inspect or tamper with the raw rows.
     func rawDatabase() throws -> Database {
         try Database(path: path)
+    }
+
+    /// The history of `uid` without its `created` rows: the versions it had (schema 4 notes creations too).
+    func replacedVersions(uid: String) throws -> [HistoryEntry] {
+        try store.history(uid: uid).filter { $0.kind != .created }
     }
 
     /// Imports `count` distinct contacts, in chunks of at most 100, named by `name(index)`.

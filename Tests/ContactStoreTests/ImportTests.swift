@@ -91,7 +91,7 @@ struct ImportTests {
         #expect(renamed.vcard.contains("UID:\(to)"))
         #expect(renamed.hash == clash.contentHash)
         // The version as it arrived is in history, under the UID it now has.
-        let history = try fixture.store.history(uid: to)
+        let history = try fixture.replacedVersions(uid: to)
         #expect(history.map(\.reason) == ["import-duplicate-uid"])
         #expect(history.first?.vcard == clash.serialized())
         #expect(try fixture.store.check() == [])

@@ -1,7 +1,8 @@
-import ContactStore
 import SQLite
 import TestSupport
 import Testing
+
+@testable import ContactStore
 
 @Suite("Schema migrations")
 struct MigrationTests {
@@ -52,5 +53,41 @@ struct MigrationTests {
         let error = try #require(throws: ContactStoreError.self) { try fixture.reopen() }
         #expect(error.code == .newerSchema)
         #expect(error.message.contains("schema version \(ContactStore.schemaVersion + 1)"))
+    }
+}
+
+@Suite("Schema 4: a version-3 store is migrated")
+struct SchemaFourMigrationTests {
+    @Test("history rows of a v3 store get their kind from the reason, runs become syncs, and as-of works on them")
+    func migratesVersionThree() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v3.sqlite")
+        do {
+            let raw = try Database(path: path)
+            for script in Schema.migrations.prefix(3) { try raw.execute(script) }
+            try raw.setUserVersion(3)
+            try raw.execute(
+                """
+                INSERT INTO remotes (id, name, kind, url, created_at) VALUES (1, 'cloud', 'carddav', 'http://x', 1);
+                INSERT INTO sync_runs (id, remote_id, started_at, finished_at, outcome) VALUES (1, 1, 10, 20, 'ok');
+                UPDATE sequence SET value = 1;
+                INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted)
+                VALUES ('a', 'BEGIN:VCARD\r\nVERSION:4.0\r\nUID:a\r\nFN:Now\r\nEND:VCARD\r\n', 'h2', 'Now', 5, 30, 1, 0);
+                INSERT INTO history (uid, vcard, hash, reason, recorded_at, remote_id) VALUES
+                    ('a', 'BEGIN:VCARD\r\nVERSION:4.0\r\nUID:a\r\nFN:Then\r\nEND:VCARD\r\n', 'h1', 'replaced by cloud', 30, 1),
+                    ('a', 'x', 'h9', 'conflict-lost:cloud', 31, 1),
+                    ('b', 'x', 'h8', 'deleted on cloud', 32, 1),
+                    ('c', 'x', 'h7', 'import-duplicate-uid', 33, NULL);
+                """)
+        }
+        let store = try ContactStore(path: path)
+        #expect(try Database(path: path).userVersion == 4)
+        #expect(try store.history(uid: "a").map(\.kind) == [.archived, .updated])
+        #expect(try store.history(uid: "b").map(\.kind) == [.deleted])
+        #expect(try store.history(uid: "c").map(\.kind) == [.archived])
+        #expect(try store.syncRun(id: 1)?.kind == .sync)
+        #expect(try name(store.state(uid: "a", at: 25)) == "Then")
+        #expect(try name(store.state(uid: "a", at: 40)) == "Now")
+        #expect(try store.state(uid: "a", at: 4) == .absent)
     }
 }

@@ -1,0 +1,118 @@
+import SQLite
+
+// Reading the history: one contact's versions, the latest changes of the store, and what a contact looked like at
+// a point in time. Every read is a keyset page of at most `chunkLimit` rows or one indexed lookup.
+extension ContactStore {
+    /// The history rows of `uid`, newest first, at most `limit`; with `before`, only rows with a smaller id.
+    public func history(uid: String, before: Int64? = nil, limit: Int = ContactStore.chunkLimit) throws
+        -> [HistoryEntry]
+    {
+        try Self.checkLimit(limit)
+        return try db.query(
+            "SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND id < ? ORDER BY id DESC LIMIT ?", uid,
+            before ?? Int64.max, limit, map: Self.historyEntry)
+    }
+
+    /// The latest history rows of the whole store, newest first; with `before`, only rows with a smaller id.
+    public func latestHistory(before: Int64? = nil, limit: Int = ContactStore.chunkLimit) throws -> [HistoryEntry] {
+        try Self.checkLimit(limit)
+        return try db.query(
+            "SELECT \(Self.historyColumns) FROM history WHERE id < ? ORDER BY id DESC LIMIT ?", before ?? Int64.max,
+            limit, map: Self.historyEntry)
+    }
+
+    /// History row `id`.
+    public func historyEntry(id: Int64) throws -> HistoryEntry? {
+        try db.queryFirst("SELECT \(Self.historyColumns) FROM history WHERE id = ?", id, map: Self.historyEntry)
+    }
+
+    /// The state `entry`'s change led to: the state before the next change of its UID, else the current one.
+    public func state(after entry: HistoryEntry) throws -> ContactState {
+        if let next = try db.queryFirst(
+            """
+            SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND id > ? AND kind <> 'archived'
+            ORDER BY id LIMIT 1
+            """, entry.uid, entry.id, map: Self.historyEntry), let state = next.stateBefore
+        {
+            return state
+        }
+        return try currentState(uid: entry.uid)
+    }
+
+    /// The state of `uid` now.
+    public func currentState(uid: String) throws -> ContactState {
+        guard let contact = try contact(uid: uid) else { return .absent }
+        return Self.state(of: contact)
+    }
+
+    /// The state of `uid` at `time` (unix milliseconds): the state before its first change after `time`, else its
+    /// state now; absent before its row was created. Rows pruned by retention are missing: a time older than the
+    /// retained history gives the oldest state still known.
+    public func state(uid: String, at time: Int64) throws -> ContactState {
+        guard let contact = try contact(uid: uid) else { return .absent }
+        return try state(of: contact, at: time)
+    }
+
+    func state(of contact: StoredContact, at time: Int64) throws -> ContactState {
+        if contact.createdAt > time { return .absent }
+        // history_uid_time: one seek per contact.
+        if let first = try db.queryFirst(
+            """
+            SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND recorded_at > ? AND kind <> 'archived'
+            ORDER BY recorded_at, id LIMIT 1
+            """, contact.uid, time, map: Self.historyEntry), let state = first.stateBefore
+        {
+            return state
+        }
+        return Self.state(of: contact)
+    }
+
+    /// Calls `body` with every contact live at `time`, as it was then (its UID and vCard), in row order, a page of
+    /// at most `chunkLimit` contacts at a time: the store as it was then, for `export --as-of`.
+    public func forEachContact(asOf time: Int64, _ body: (_ uid: String, _ vcard: String) throws -> Void) throws {
+        try forEachContactPage { page in
+            for contact in page {
+                if case .live(let vcard, _) = try state(of: contact, at: time) { try body(contact.uid, vcard) }
+            }
+        }
+    }
+
+    /// Every contact row, tombstones included, in row order, a keyset page at a time.
+    func forEachContactPage(_ body: ([StoredContact]) throws -> Void) throws {
+        var after: Int64 = 0
+        while true {
+            let page = try db.query(
+                "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", after, Self.chunkLimit,
+                map: Self.storedContact)
+            guard let last = page.last else { return }
+            try body(page)
+            after = last.id
+        }
+    }
+
+    /// The number of history rows and the bytes their versions take (the vCard text; SQLite's overhead aside).
+    public func historySize() throws -> (rows: Int64, bytes: Int64) {
+        let rows = try db.scalarInt64("SELECT count(*) FROM history") ?? 0
+        let bytes =
+            try db.scalarInt64("SELECT coalesce(sum(length(vcard) + length(hash) + length(reason)), 0) FROM history")
+            ?? 0
+        return (rows, bytes)
+    }
+
+    static func state(of contact: StoredContact) -> ContactState {
+        contact.deleted ? .absent : .live(vcard: contact.vcard, hash: contact.hash)
+    }
+
+    static let historyColumns = "id, uid, vcard, hash, reason, recorded_at, remote_id, kind, run_id"
+
+    static func historyEntry(_ row: Row) throws -> HistoryEntry {
+        let kindText = try row.string(7)
+        guard let kind = HistoryKind(rawValue: kindText) else {
+            throw ContactStoreError(.corruptRow, "history row \(try row.int64(0)) has unknown kind '\(kindText)'")
+        }
+        return HistoryEntry(
+            id: try row.int64(0), uid: try row.string(1), vcard: try row.string(2), hash: try row.string(3),
+            reason: try row.string(4), recordedAt: try row.int64(5), remoteID: try row.optionalInt64(6), kind: kind,
+            runID: try row.optionalInt64(8))
+    }
+}

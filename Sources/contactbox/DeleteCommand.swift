@@ -1,0 +1,53 @@
+import ArgumentParser
+import CLISupport
+import ContactStore
+import SafeText
+
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete contacts from the store; the next sync deletes them on every remote.",
+        discussion: """
+            Each contact becomes a tombstone and its last version goes to the history, so `contactbox restore UID` \
+            brings it back, and `contactbox undo RUN` takes the whole delete back (the run number is printed). The \
+            next sync carries the deletions to every remote, through the sync's guard against mass deletions.
+
+            \(Exit.summary)
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "The UIDs of the contacts to delete (see `contactbox list`).")
+    var uids: [String]
+
+    func validate() throws {
+        guard !uids.isEmpty else { throw ValidationError("name at least one UID to delete") }
+    }
+
+    func run() throws {
+        let contacts = try store.open()
+        var missing = false
+        var deleted = 0
+        do {
+            let runID = try contacts.beginOperation(.delete, note: uids.joined(separator: " "))
+            for uid in uids {
+                let name = try contacts.contact(uid: uid)?.displayName
+                if try contacts.delete(uid: uid, reason: "deleted on the command line", runID: runID) {
+                    print("deleted  " + printable(name ?? "") + "  " + printable(uid))
+                    deleted += 1
+                } else {
+                    Terminal.error("no contact with UID \(printable(uid)) (never stored, or deleted already)")
+                    missing = true
+                }
+            }
+            try contacts.finishOperation(id: runID)
+            Terminal.note(
+                "Deleted \(deleted) contact\(deleted == 1 ? "" : "s") (run \(runID); `contactbox undo \(runID)` takes it back)."
+            )
+        } catch {
+            Terminal.error("cannot write to the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+        if missing { throw Exit.findings }
+    }
+}

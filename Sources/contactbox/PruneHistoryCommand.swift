@@ -1,0 +1,69 @@
+import ArgumentParser
+import CLISupport
+import Config
+import ContactStore
+import Glibc
+
+struct PruneHistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune-history",
+        abstract: "Remove history older than the retention allows (the daemon does it after each sync pass).",
+        discussion: """
+            What is kept is set in the configuration's [history] section: max_age (default "90d": versions older \
+            than this go) and max_versions (default 50 per contact; the oldest beyond it go; 0 for no limit). The \
+            last version of a deleted contact is kept as long as it is younger than max_age, whatever the count. \
+            --max-age and --max-versions override the file; without a configuration file the defaults apply. \
+            Rows go in chunks of at most 100 per transaction. Pruned history cannot be restored: `restore --as-of` \
+            and `undo` of runs older than max_age no longer see what was pruned.
+
+            \(Exit.summary)
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var config: ConfigOptions
+
+    @Option(help: ArgumentHelp("Keep versions younger than this (90d, 12h).", valueName: "duration"))
+    var maxAge: String?
+
+    @Option(help: ArgumentHelp("Keep at most this many versions per contact (0: no limit).", valueName: "count"))
+    var maxVersions: Int?
+
+    func validate() throws {
+        if let maxAge, Configuration.seconds(inDuration: maxAge) == nil {
+            throw ValidationError("--max-age: '\(maxAge)' is not a duration such as 90d or 12h")
+        }
+        if let maxVersions, maxVersions < 0 { throw ValidationError("--max-versions must be 0 or more") }
+    }
+
+    func run() throws {
+        var settings = access(config.path, F_OK) == 0 ? try config.load().history : HistorySettings()
+        if let maxAge, let seconds = Configuration.seconds(inDuration: maxAge) { settings.maxAge = seconds }
+        if let maxVersions { settings.maxVersions = maxVersions == 0 ? nil : maxVersions }
+        let contacts = try store.open()
+        do {
+            let removed = try contacts.pruneHistory(settings.retention)
+            let size = try contacts.historySize()
+            Terminal.note(
+                "Removed \(removed) history row\(removed == 1 ? "" : "s"); \(size.rows) kept"
+                    + " (\(HistorySize.text(size.bytes)) of versions).")
+        } catch {
+            Terminal.error("cannot write to the store \(store.path): \(error)")
+            throw Exit.ioError
+        }
+    }
+}
+
+extension HistorySettings {
+    /// The store's retention for these settings.
+    var retention: ContactStore.Retention {
+        ContactStore.Retention(maxAge: Int64(maxAge) * 1_000, maxVersions: maxVersions)
+    }
+}
+
+enum HistorySize {
+    /// `1.4 MB`, `830 KB`.
+    static func text(_ bytes: Int64) -> String {
+        bytes >= 1_000_000
+            ? "\(bytes / 1_000_000).\(bytes % 1_000_000 / 100_000) MB" : "\((bytes + 999) / 1_000) KB"
+    }
+}

@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "SystemSupport"),
         .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
-        .target(name: "ContactStore", dependencies: ["SQLite", "VCard"]),
+        .target(name: "ContactStore", dependencies: ["SQLite", "SystemSupport", "VCard"]),
         .target(
             name: "HTTP",
             dependencies: ["CCurl", "CPSL", "SystemSupport", .product(name: "Logging", package: "swift-log")]),

@@ -95,7 +95,7 @@ public final class SyncPass {
     private func pruneHistory(_ settings: HistorySettings, shouldStop: () -> Bool) {
         do {
             let removed = try store.pruneHistory(
-                ContactStore.Retention(maxAge: Int64(settings.maxAge) * 1_000, maxVersions: settings.maxVersions),
+                ContactStore.Retention(maxAge: settings.maxAge, maxVersions: settings.maxVersions),
                 shouldStop: shouldStop)
             if removed > 0 { logger.info("History pruned", metadata: ["history.removed": "\(removed)"]) }
         } catch {

@@ -72,7 +72,7 @@ struct ConfigurationReader {
     private mutating func readHistory(_ block: Block) -> HistorySettings {
         checkKeys(block, allowed: Self.historyKeys)
         var history = HistorySettings()
-        if let seconds = duration(block, "max_age") { history.maxAge = seconds }
+        if let span = duration(block, "max_age") { history.maxAge = span }
         if let value = block.table["max_versions"] {
             if let count = value.int, count >= 0, count <= 100_000 {
                 history.maxVersions = count == 0 ? nil : Int(count)

@@ -66,12 +66,11 @@ public struct SyncSettings: Sendable, Equatable {
 /// max_versions = 50    # and beyond this many per contact, the oldest (0: no limit by count)
 /// ```
 public struct HistorySettings: Sendable, Equatable {
-    /// Seconds.
-    public var maxAge: Int
+    public var maxAge: Duration
     /// nil: no limit by count.
     public var maxVersions: Int?
 
-    public init(maxAge: Int = 90 * 86_400, maxVersions: Int? = 50) {
+    public init(maxAge: Duration = .seconds(90 * 86_400), maxVersions: Int? = 50) {
         self.maxAge = maxAge
         self.maxVersions = maxVersions
     }

@@ -1,17 +1,18 @@
 import SQLite
+import SystemSupport
 
 // Retention: the only way history rows go. Rows older than the configured age go, and beyond the configured
 // number per contact the oldest go; never the last version of a deleted contact within the age (what `restore UID`
 // brings back). Each transaction removes at most `chunkLimit` rows, so a first prune of a large history never
 // holds the write lock long (the daemon prunes after each sync pass).
 extension ContactStore {
-    /// What retention keeps: rows younger than `maxAge` (milliseconds), at most `maxVersions` per contact (nil: no
+    /// What retention keeps: rows younger than `maxAge`, at most `maxVersions` per contact (nil: no
     /// limit by count).
     public struct Retention: Sendable, Equatable {
-        public var maxAge: Int64
+        public var maxAge: Duration
         public var maxVersions: Int?
 
-        public init(maxAge: Int64, maxVersions: Int?) {
+        public init(maxAge: Duration, maxVersions: Int?) {
             self.maxAge = maxAge
             self.maxVersions = maxVersions
         }
@@ -22,7 +23,7 @@ extension ContactStore {
     @discardableResult
     public func pruneHistory(_ retention: Retention, shouldStop: () -> Bool = { false }) throws -> Int {
         var removed = 0
-        let cutoff = now() - retention.maxAge
+        let cutoff = now() - retention.maxAge.wholeMilliseconds
         // history_time: the oldest first, a chunk at a time.
         while !shouldStop() {
             let count = try db.transaction {

@@ -29,7 +29,7 @@ struct PruneHistoryCommand: ParsableCommand {
     var maxVersions: Int?
 
     func validate() throws {
-        if let maxAge, Configuration.seconds(inDuration: maxAge) == nil {
+        if let maxAge, Configuration.duration(maxAge) == nil {
             throw ValidationError("--max-age: '\(maxAge)' is not a duration such as 90d or 12h")
         }
         if let maxVersions, maxVersions < 0 { throw ValidationError("--max-versions must be 0 or more") }
@@ -37,7 +37,7 @@ struct PruneHistoryCommand: ParsableCommand {
 
     func run() throws {
         var settings = access(config.path, F_OK) == 0 ? try config.load().history : HistorySettings()
-        if let maxAge, let seconds = Configuration.seconds(inDuration: maxAge) { settings.maxAge = seconds }
+        if let maxAge, let span = Configuration.duration(maxAge) { settings.maxAge = span }
         if let maxVersions { settings.maxVersions = maxVersions == 0 ? nil : maxVersions }
         let contacts = try store.open()
         do {
@@ -56,7 +56,7 @@ struct PruneHistoryCommand: ParsableCommand {
 extension HistorySettings {
     /// The store's retention for these settings.
     var retention: ContactStore.Retention {
-        ContactStore.Retention(maxAge: Int64(maxAge) * 1_000, maxVersions: maxVersions)
+        ContactStore.Retention(maxAge: maxAge, maxVersions: maxVersions)
     }
 }
 

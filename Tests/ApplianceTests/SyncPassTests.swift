@@ -247,7 +247,7 @@ struct SyncPassRetentionTests {
             if case .success(let parsed) = reader.next() { try fixture.store.upsert(parsed.card, reason: "test") }
         }
         #expect(try fixture.store.history(uid: "uid-0").count == 5)
-        fixture.configuration.history = HistorySettings(maxAge: 90 * 86_400, maxVersions: 2)
+        fixture.configuration.history = HistorySettings(maxAge: .seconds(90 * 86_400), maxVersions: 2)
         #expect(fixture.run().state == .idle)
         #expect(try fixture.store.history(uid: "uid-0").count == 2)
         #expect(try fixture.store.history(uid: "uid-1").count == 1)

@@ -110,7 +110,7 @@ struct HistorySettingsTests {
     @Test("without it, 90 days and 50 versions a contact; the example file says the same")
     func defaults() throws {
         #expect(try Configuration.parse(text: Self.remote, path: configPath).history == HistorySettings())
-        #expect(HistorySettings() == HistorySettings(maxAge: 90 * 86_400, maxVersions: 50))
+        #expect(HistorySettings() == HistorySettings(maxAge: .seconds(90 * 86_400), maxVersions: 50))
         #expect(try Configuration.load(path: deployFolder + "/contactbox.example.toml").history == HistorySettings())
     }
 
@@ -119,7 +119,7 @@ struct HistorySettingsTests {
         let text = "[history]\nmax_age = \"30d\"\nmax_versions = 0\n" + Self.remote
         #expect(
             try Configuration.parse(text: text, path: configPath).history
-                == HistorySettings(maxAge: 30 * 86_400, maxVersions: nil))
+                == HistorySettings(maxAge: .seconds(30 * 86_400), maxVersions: nil))
     }
 
     @Test("a wrong value or an unknown key is refused with its line")

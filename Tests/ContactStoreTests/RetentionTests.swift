@@ -8,6 +8,7 @@ import VCard
 @Suite("History retention")
 struct RetentionTests {
     static let day: Int64 = 86_400_000
+    static func days(_ count: Int64) -> Duration { .milliseconds(count * day) }
 
     @Test("rows older than the age go, in chunks, and younger ones stay")
     func pruneByAge() throws {
@@ -17,7 +18,7 @@ struct RetentionTests {
         try fixture.importContacts(150) { "Person \($0)" }  // 150 created rows
         fixture.clock.advance(by: 100 * Self.day)
         try store.upsert(try makeCard(uid: "uid-0", name: "Renamed"), reason: "test")
-        let removed = try store.pruneHistory(ContactStore.Retention(maxAge: 90 * Self.day, maxVersions: nil))
+        let removed = try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(90), maxVersions: nil))
         #expect(removed == 150)
         #expect(try store.latestHistory().map(\.kind) == [.updated])
         #expect(try store.historySize().rows == 1)
@@ -37,7 +38,7 @@ struct RetentionTests {
             try store.upsert(try makeCard(uid: "b", name: "B\(index)"), reason: "test")
         }
         // a: created, deleted, created, 4 updated, deleted (8 rows); b: created, 4 updated (5 rows).
-        let removed = try store.pruneHistory(ContactStore.Retention(maxAge: 365 * Self.day, maxVersions: 2))
+        let removed = try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(365), maxVersions: 2))
         #expect(removed == 6 + 3)
         let rowsOfA = try store.history(uid: "a")
         #expect(rowsOfA.count == 2)
@@ -49,7 +50,7 @@ struct RetentionTests {
         try store.upsert(try makeCard(uid: "a", name: "A6"), reason: "test")
         try store.upsert(try makeCard(uid: "a", name: "A7"), reason: "test")
         try store.upsert(try makeCard(uid: "a", name: "A8"), reason: "test")
-        try store.pruneHistory(ContactStore.Retention(maxAge: 365 * Self.day, maxVersions: 2))
+        try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(365), maxVersions: 2))
         #expect(try store.history(uid: "a").map(\.kind) == [.updated, .updated, .deleted])
     }
 
@@ -88,7 +89,7 @@ struct RetentionTests {
             fixture.clock.advance(by: 7 * Self.day)
             try pages { try store.upsert(try card($0, week: week), reason: "test") }
         }
-        try store.pruneHistory(ContactStore.Retention(maxAge: 90 * Self.day, maxVersions: 50))
+        try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(90), maxVersions: 50))
         let after = try fileBytes(fixture.path)
         let size = try store.historySize()
         print(

@@ -38,13 +38,19 @@ enum CardParser {
     }
 
     /// `VERSION:2.1`, also with parameters or a group (`VERSION;X=1:2.1`): the card is read as 2.1 exactly when
-    /// it will be written with that version line, so that what is written reads back the same.
+    /// it will be written with that version line, so that what is written reads back the same. The whole line is
+    /// judged, however long its parameters: a version line is as short as it is written only once it is read.
     static func isVersion21(_ bytes: [UInt8]) -> Bool {
-        let text = String(decoding: bytes.prefix(64), as: UTF8.self).uppercased().filter { $0 != " " }
-        guard let colon = text.firstIndex(of: ":") else { return false }
-        let name =
-            text[..<colon].prefix { $0 != ";" }.split(separator: ".", omittingEmptySubsequences: false).last ?? ""
-        return name == "VERSION" && text[text.index(after: colon)...] == "2.1"
+        guard let end = bytes.firstIndex(where: { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ":") }),
+            let colon = bytes[end...].firstIndex(of: UInt8(ascii: ":"))
+        else { return false }
+        func text(_ part: ArraySlice<UInt8>) -> String {
+            String(decoding: part, as: UTF8.self).uppercased().filter { $0 != " " }
+        }
+        guard text(bytes[..<end]).split(separator: ".", omittingEmptySubsequences: false).last == "VERSION" else {
+            return false
+        }
+        return text(bytes[(colon + 1)...]) == "2.1"
     }
 
     private static func property(

@@ -513,6 +513,13 @@ struct LenientReadingTests {
         // time, its backslashes doubled on each pass).
         #expect(!CardParser.isVersion21(Array("VERSION.:2.1".utf8)))
         #expect(CardParser.isVersion21(Array("item1.VERSION;X=1:2.1".utf8)))
+        // Parameters longer than the first 64 bytes, which were all that was looked at (found by fuzzing: read as
+        // 3.0, written `VERSION;TYPE=X-ION:2.1`, short enough to be read as 2.1 the next time, then written 3.0).
+        let long = "VERSION;X-ION;CHARSET=SHIFT" + String(repeating: "_", count: 100) + "JIS:2.1"
+        #expect(CardParser.isVersion21(Array(long.utf8)))
+        let longRead = try only(card([long, "UID:w", "N;CHARSET=S:```0000"])).card
+        let longWritten = longRead.serialized()
+        #expect(try only(longWritten).card.serialized() == longWritten)
     }
 
     @Test("only ENCODING=QUOTED-PRINTABLE or a bare QUOTED-PRINTABLE joins soft line breaks")

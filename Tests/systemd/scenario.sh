@@ -134,12 +134,14 @@ check "Reload: the new remote is syncing (files arrive)" within 60 sh -c '[ "$(f
 # ---- Stop, in the middle of that sync
 # The time is systemd's own: from just before the request (the guest's uptime, which is CLOCK_MONOTONIC in a VM
 # that never suspends) to the main process's exit; polling with whole-second deadlines cannot measure 5 s.
+mark_journal /tmp/cursor
 read -r requested _ </proc/uptime
 systemctl stop --no-block "$unit"
 check "Stop: the LEDs go dark" within 3 dark_now
 check "Stop: the process ends" within 30 sh -c '[ "$(systemctl show -p MainPID --value contactbox)" = 0 ] && [ "$(systemctl is-active contactbox)" = inactive ]'
 stop_ms=$((($(show ExecMainExitTimestampMonotonic) - ${requested/./}0000) / 1000))
 echo "stopped in $stop_ms ms; result $(show Result), status $(show ExecMainStatus)"
+journal_since /tmp/cursor | tail -n 4 | sed 's/^/  | /'
 check "Stop: the process is gone within 5 s of the request" test "$stop_ms" -le 5000
 sent=$(vcf_count /var/lib/contactbox/nas)
 echo "files written before the stop: $sent of $RADICALE_CONTACTS"

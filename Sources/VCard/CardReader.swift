@@ -153,13 +153,15 @@ public struct CardReader {
             return nil
         }
         var bytes = Array(firstBytes)
-        let quotedPrintable = QuotedPrintable.isDeclared(in: bytes)
         while let next = lines.next() {
             guard case .text(let more, let moreNumber) = next else {
                 lookahead = next
                 break
             }
-            if quotedPrintable, bytes.last == UInt8(ascii: "=") {
+            // Quoted-printable is judged on the line unfolded so far, not its first physical line: a fold right
+            // after `ENCODING=QUOTED-PRINTABLE` may continue the value as `...PRINTABLE8BIT`, no declaration at all
+            // (found by fuzzing: a `TYPE=` ending the next physical line was then taken for a soft line break).
+            if bytes.last == UInt8(ascii: "="), QuotedPrintable.isDeclared(in: bytes) {
                 // A soft line break (RFC 2045 6.7): what follows is the value's next bytes, leading spaces included.
                 // Some phones end a value with one and an empty line, which ends the value.
                 bytes.removeLast()

@@ -532,6 +532,26 @@ struct LenientReadingTests {
         #expect(!QuotedPrintable.isDeclared(in: Array("NOTE:QUOTED-PRINTABLE=".utf8)))
     }
 
+    /// Found by Fuzz/FuzzVCard: our writer folded a line right after `ENCODING=QUOTED-PRINTABLE` whose parameter
+    /// went on as `QUOTED-PRINTABLE8TF`; the reader judged the first physical line alone, took the `TYPE=` ending the
+    /// next one for a soft line break, and read the card differently from what was written.
+    @Test("quoted-printable is judged on the unfolded line, so a fold inside the parameters is only a fold")
+    func quotedPrintableJudgedUnfolded() throws {
+        let read = try only(
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:q\r\nN;ENCODING=QUOTED-PRINTABLE\r\n 8BIT;TYPE=\r\n home:Doe;Jo\r\n"
+                + "END:VCARD\r\n"
+        ).card
+        #expect(read.first("N")?.parameterValues("TYPE") == ["home"])
+        #expect(read.first("N")?.value == "Doe;Jo")
+        let written = read.serialized()
+        #expect(try only(written).card.serialized() == written)
+        // A real declaration split by a fold is still one.
+        let folded = try only(
+            "BEGIN:VCARD\r\nVERSION:2.1\r\nUID:r\r\nNOTE;ENCODING=QUOTED-\r\n PRINTABLE:a=\r\nb\r\nEND:VCARD\r\n"
+        ).card
+        #expect(folded.first("NOTE")?.value == "ab")
+    }
+
     @Test("line breaks in a value are never written raw, and a URL's escapes go the same way in 2.1 and 3.0")
     func valuesWriteBackAlike() throws {
         let made = Card(properties: [

@@ -17,8 +17,9 @@ public enum PointInTime {
         _ text: String, now: Int64, localTime: (CivilDate) -> Int64? = PointInTime.systemLocalTime
     ) throws(Invalid) -> Int64 {
         let trimmed = text.trimmingSpaces
-        if let span = spanMillis(trimmed) {
-            return now - span
+        // A century back is plenty, and keeps the arithmetic far from overflow.
+        if let span = Duration(spanText: trimmed, units: "smhdw", atMost: .seconds(100 * 366 * 86_400)) {
+            return now - span.wholeMilliseconds
         }
         guard let (civil, fraction, offset) = dateTime(trimmed) else {
             throw Invalid(
@@ -65,31 +66,6 @@ public enum PointInTime {
         let fraction = millis - seconds * 1_000
         let digits = String(fraction + 1_000).dropFirst()
         return CivilDate(seconds).text(separator: "T") + "." + digits + "Z"
-    }
-
-    private static let units: [UInt8: Int64] = [
-        UInt8(ascii: "s"): 1_000, UInt8(ascii: "m"): 60_000, UInt8(ascii: "h"): 3_600_000,
-        UInt8(ascii: "d"): 86_400_000, UInt8(ascii: "w"): 604_800_000,
-    ]
-
-    /// `90m`, `1h30m`: the milliseconds, or nil when `text` is no span.
-    private static func spanMillis(_ text: String) -> Int64? {
-        var total: Int64 = 0
-        var number: Int64?
-        for byte in text.utf8 {
-            if let digit = byte.decimalDigit {
-                let (scaled, overflow) = (number ?? 0).multipliedReportingOverflow(by: 10)
-                guard !overflow, scaled <= Int64.max / 1_000_000_000 else { return nil }
-                number = scaled + digit
-            } else if let unit = units[byte], let value = number {
-                total += value * unit
-                guard total <= 100 * 366 * 86_400_000 else { return nil }  // a century is plenty, and no overflow
-                number = nil
-            } else {
-                return nil
-            }
-        }
-        return number == nil && !text.isEmpty ? total : nil
     }
 
     /// The date and time, its milliseconds, and the offset east of UTC in seconds when one is given.

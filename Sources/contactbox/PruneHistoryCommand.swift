@@ -41,7 +41,8 @@ struct PruneHistoryCommand: ParsableCommand {
         if let maxVersions { settings.maxVersions = maxVersions == 0 ? nil : maxVersions }
         let contacts = try store.open()
         do {
-            let removed = try contacts.pruneHistory(settings.retention)
+            let removed = try contacts.pruneHistory(
+                ContactStore.Retention(maxAge: settings.maxAge, maxVersions: settings.maxVersions))
             let size = try contacts.historySize()
             Terminal.note(
                 "Removed \(removed) history row\(removed == 1 ? "" : "s"); \(size.rows) kept"
@@ -50,13 +51,6 @@ struct PruneHistoryCommand: ParsableCommand {
             Terminal.error("cannot write to the store \(store.path): \(error)")
             throw Exit.ioError
         }
-    }
-}
-
-extension HistorySettings {
-    /// The store's retention for these settings.
-    var retention: ContactStore.Retention {
-        ContactStore.Retention(maxAge: maxAge, maxVersions: maxVersions)
     }
 }
 

@@ -22,7 +22,8 @@ the last sample (after an exec, of the new image). Not wait4's ru_maxrss: it als
 the child was forked or vforked from (here Python's, 14 MB). PSS is the peak of the samples.
 
 OUT holds shell assignments: fp_kb anon_kb dirty_kb pss_kb hwm_kb wall_s samples majflt (`run`: the major page
-faults, pages read from disk again, which a tight cap multiplies) run_status; `watch` creates
+faults, pages read from disk again, which a tight cap multiplies) cpu_s (`run`: the process's user + system CPU
+seconds, from wait4, a figure that another process's load hardly moves) run_status; `watch` creates
 OUT.started once it has its first sample.
 """
 import os
@@ -63,6 +64,7 @@ def sample(pid):
 class Peaks:
     def __init__(self):
         self.fp = self.anon = self.dirty = self.pss = self.hwm = self.samples = self.majflt = 0
+        self.cpu = 0.0
 
     def add(self, s):
         if s is None:
@@ -75,7 +77,7 @@ class Peaks:
 
     def text(self, wall, status):
         return (f"fp_kb={self.fp} anon_kb={self.anon} dirty_kb={self.dirty} pss_kb={self.pss} hwm_kb={self.hwm} "
-                f"wall_s={wall:.2f} samples={self.samples} majflt={self.majflt} run_status={status}\n")
+                f"wall_s={wall:.2f} samples={self.samples} majflt={self.majflt} cpu_s={self.cpu:.2f} run_status={status}\n")
 
 
 def run(out, command):
@@ -91,6 +93,7 @@ def run(out, command):
         tick(start, ticks)
     wall = time.monotonic() - start
     peaks.majflt = usage.ru_majflt
+    peaks.cpu = usage.ru_utime + usage.ru_stime
     code = os.waitstatus_to_exitcode(status)
     code = 128 - code if code < 0 else code  # killed by a signal: as a shell reports it
     with open(out, "w") as f:

@@ -2,8 +2,8 @@
 # Sourced by the benchmarks: the one memory sampler, Deploy/lib/footprint.py (what it measures and how often:
 # its docstring and Docs/memory.md). Every function sets the shell variables fp_kb (footprint, the budgeted
 # figure), anon_kb, dirty_kb, pss_kb and hwm_kb (peak RSS), in KiB.
-#   footprint_run OUT CMD...   runs CMD, sampled from its start; also sets wall_s, majflt (major page faults) and
-#                              run_status; returns CMD's status
+#   footprint_run OUT CMD...   runs CMD, sampled from its start; also sets wall_s, majflt (major page faults),
+#                              cpu_s (its user + system CPU seconds) and run_status; returns CMD's status
 #   footprint_watch PID OUT    samples a running process in the background until footprint_stop OUT
 #   footprint_window OUT       the peaks since the previous footprint_window (or the watch's start)
 #   footprint_stop OUT         the peaks over the whole watch (the process may have exited meanwhile)
@@ -12,7 +12,7 @@
 
 footprint_py="$(dirname "${BASH_SOURCE[0]}")/footprint.py"
 # shellcheck disable=SC2034 # set for the caller
-fp_kb=0 anon_kb=0 dirty_kb=0 pss_kb=0 hwm_kb=0 rss_kb=0 wall_s=0 majflt=0 run_status=0
+fp_kb=0 anon_kb=0 dirty_kb=0 pss_kb=0 hwm_kb=0 rss_kb=0 wall_s=0 majflt=0 cpu_s=0 run_status=0
 
 footprint_run() {
     local out=$1

@@ -64,14 +64,15 @@ extension Card {
     /// use, read alike (Cyrus writes a LABEL's line break one way, Apple the other).
     fileprivate static func parameterText(_ value: String) -> String {
         guard value.contains("^") || value.contains("\\") else { return value }
-        var result = ""
-        var characters = value.makeIterator()
-        while let character = characters.next() {
-            guard character == "^" || character == "\\" else {
-                result.append(character)
+        // Unicode scalars, not Characters: a combining mark after the letter would hide it in one Character.
+        var result = String.UnicodeScalarView()
+        var scalars = value.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "^" || scalar == "\\" else {
+                result.append(scalar)
                 continue
             }
-            switch (character, characters.next()) {
+            switch (scalar, scalars.next()) {
             case ("^", "n"?), ("\\", "n"?), ("\\", "N"?): result.append("\n")
             case ("^", "'"?): result.append("\"")
             case ("^", "^"?): result.append("^")
@@ -80,7 +81,7 @@ extension Card {
                 next.map { result.append($0) }
             }
         }
-        return result
+        return String(result)
     }
 }
 

@@ -56,7 +56,9 @@ extension Property {
 
     private static func quotedIfNeeded(_ value: String) -> String {
         let encoded = caretEncoded(value)
-        return encoded.contains(where: { $0 == "," || $0 == ";" || $0 == ":" }) ? "\"" + encoded + "\"" : encoded
+        // Bytes, not Characters: a combining mark after `,` would hide it in one Character.
+        let separators: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":")]
+        return encoded.utf8.contains(where: separators.contains) ? "\"" + encoded + "\"" : encoded
     }
 
     /// RFC 6868: a `"` or a line break cannot stand in a parameter value, so they are written `^'` and `^n`, and a

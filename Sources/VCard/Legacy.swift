@@ -39,25 +39,34 @@ enum Legacy {
     }
 
     /// 2.1 text escapes only `\;`; a bare `;` separates components of structured values. Writes 3.0 escapes.
+    /// Unicode scalars, not Characters: a combining mark after `\`, `;` or `,` joins it into one Character, which
+    /// would then go out unescaped (found by the fuzzer).
     static func escape(_ text: String, property name: String) -> String {
         let structured = TextValue.structuredProperties.contains(name)
         let list = TextValue.listProperties.contains(name)
-        var result = ""
-        var characters = text.makeIterator()
-        var pending = characters.next()
-        while let character = pending {
-            pending = characters.next()
-            switch character {
+        var result = String.UnicodeScalarView()
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending = scalars.next()
+        while let scalar = pending {
+            pending = scalars.next()
+            let escaped: String
+            switch scalar {
             case "\\" where pending == ";":
-                result += "\\;"
-                pending = characters.next()
-            case "\\": result += "\\\\"
-            case ";": result += structured ? ";" : "\\;"
-            case ",": result += list ? "," : "\\,"
-            case "\n", "\r\n", "\r": result += "\\n"
-            default: result.append(character)
+                escaped = "\\;"
+                pending = scalars.next()
+            case "\\": escaped = "\\\\"
+            case ";": escaped = structured ? ";" : "\\;"
+            case ",": escaped = list ? "," : "\\,"
+            case "\r" where pending == "\n":
+                escaped = "\\n"
+                pending = scalars.next()
+            case "\n", "\r": escaped = "\\n"
+            default:
+                result.append(scalar)
+                continue
             }
+            result.append(contentsOf: escaped.unicodeScalars)
         }
-        return result
+        return String(result)
     }
 }

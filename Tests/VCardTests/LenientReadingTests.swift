@@ -552,6 +552,29 @@ struct LenientReadingTests {
         #expect(folded.first("NOTE")?.value == "ab")
     }
 
+    /// Found by Fuzz/FuzzVCard: a combining mark right after a backslash (`\\` U+0356) joins it into one Swift
+    /// Character, so the 2.1 upgrade, which escaped Character by Character, wrote that backslash unescaped; the
+    /// next read took it for an escape and the card changed on its second pass. The same for a `,` in a parameter
+    /// value, which then went out unquoted.
+    @Test("a combining mark after a backslash, semicolon or comma does not hide it from escaping")
+    func combiningMarkAfterEscapedCharacter() throws {
+        let mark = "\u{0356}"
+        let note = "a\\\\\(mark)b;\(mark)c,\(mark)d"
+        let read = try only(card(["VERSION:2.1", "UID:c", "NOTE:" + note, "N;X-P=\"e,\(mark)\":f;g"])).card
+        #expect(read.first("NOTE")?.text == note)
+        #expect(read.first("N")?.parameterValues("X-P") == ["e,\(mark)"])
+        let written = read.serialized()
+        #expect(written.contains("NOTE:a\\\\\\\\\(mark)b\\;\(mark)c\\,\(mark)d\r\n"))
+        #expect(written.contains("X-P=\"e,\(mark)\""))
+        let again = try only(written).card
+        #expect(again.first("NOTE")?.text == note)
+        #expect(again.first("N")?.parameterValues("X-P") == ["e,\(mark)"])
+        #expect(again.serialized() == written)
+        let fuzzed = "BEGIN:VCARD\nVERSION:2.1\r\nN;GALK:\\\\\u{0356}SION0:2.1\r\nEND:VCARD\r\n"
+        let first = try only(fuzzed).card.serialized()
+        #expect(try only(first).card.serialized() == first)
+    }
+
     @Test("line breaks in a value are never written raw, and a URL's escapes go the same way in 2.1 and 3.0")
     func valuesWriteBackAlike() throws {
         let made = Card(properties: [

@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Regression check: the release build of another commit (BASE) against this tree's, in one run on the same
-# machine, alternating, so that what loads the machine loads both alike. For each N: `import` of N generated
-# contacts into an empty store, `export` of it, a `sync` downloading N from Radicale into an empty store, and a
-# no-op `sync` after it. Prints, per build, the median wall time and the median CPU time (user + system, from
+# Regression check: the release build of another commit (BASE) against this tree's (or commit NEW's), in one run
+# on the same machine, alternating, so that what loads the machine loads both alike. For each N: `import` of N
+# generated contacts into an empty store, `export` of it, a `sync` downloading N from Radicale into an empty store,
+# and a no-op `sync` after it. Prints, per build, the median wall time and the median CPU time (user + system, from
 # wait4: the figure another process's load hardly moves) of BENCH_REPEAT runs, with their spread (max - min, the
-# noise), and the largest footprint. Budget (exit 1 if it fails): this tree's median CPU is at most 10% (and
+# noise), and the largest footprint. Budget (exit 1 if it fails): the new build's median CPU is at most 10% (and
 # 0.05 s) above BASE's, and its footprint at most 256 KB above, for every step. Wall times are printed, not
 # budgeted: Radicale's own time is most of a sync's.
-#   Deploy/bench/compare.sh BASE                      # e.g. a commit before a refactor
+#   Deploy/bench/compare.sh BASE                      # e.g. a commit before a refactor, against this tree
+#   Deploy/bench/compare.sh BASE NEW                  # two commits
 #   BENCH_SIZES="1000 10000" BENCH_REPEAT=3 ...       # the defaults
-# BASE is built once in a worktree under ${XDG_CACHE_HOME:-~/.cache}/contactbox-bench/, kept for the next run.
+# A commit is built once in a worktree under ${XDG_CACHE_HOME:-~/.cache}/contactbox-bench/, kept for the next run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if (($# != 1)); then
+if (($# < 1 || $# > 2)); then
     sed -n '2,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
     exit 64
 fi
 base_rev=$(git rev-parse --verify "$1^{commit}") || exit 64
+new_rev=
+if (($# == 2)); then new_rev=$(git rev-parse --verify "$2^{commit}") || exit 64; fi
 
 # shellcheck source=Deploy/lib/apt-ensure.sh
 source Deploy/lib/apt-ensure.sh
@@ -29,16 +32,24 @@ repeat=${BENCH_REPEAT:-3}
 
 # shellcheck source=Deploy/lib/release-build.sh
 source Deploy/lib/release-build.sh
-# shellcheck disable=SC2119 # no extra swift build flags
-release_build
-declare -A bin=([head]=$CONTACTBOX_BIN)
-base_tree="${XDG_CACHE_HOME:-$HOME/.cache}/contactbox-bench/$base_rev"
-if [[ ! -d $base_tree ]]; then
-    mkdir -p "$(dirname "$base_tree")"
-    git worktree add --detach "$base_tree" "$base_rev" >&2
+# built REV: the release binary of commit REV, built in its cached worktree.
+built() {
+    local tree="${XDG_CACHE_HOME:-$HOME/.cache}/contactbox-bench/$1"
+    if [[ ! -d $tree ]]; then
+        mkdir -p "$(dirname "$tree")"
+        git worktree add --detach "$tree" "$1" >&2
+    fi
+    # shellcheck disable=SC2119 # no extra swift build flags
+    (cd "$tree" && release_build && echo "$CONTACTBOX_BIN")
+}
+declare -A bin=([base]=$(built "$base_rev"))
+if [[ -n $new_rev ]]; then
+    bin[head]=$(built "$new_rev")
+else
+    # shellcheck disable=SC2119
+    release_build
+    bin[head]=$CONTACTBOX_BIN
 fi
-# shellcheck disable=SC2119
-bin[base]=$(cd "$base_tree" && release_build && echo "$CONTACTBOX_BIN")
 
 # shellcheck source=Deploy/lib/bench-work.sh
 source Deploy/lib/bench-work.sh
@@ -61,10 +72,17 @@ step() {
     return 0
 }
 # median and spread of a list of numbers: "MEDIAN SPREAD"
-stats() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f %.2f", v[int((NR + 1) / 2)], v[NR] - v[1] }'; }
+stats() {
+    tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g |
+        awk '{ v[NR] = $1 } END { printf "%.2f %.2f", v[int((NR + 1) / 2)], v[NR] - v[1] }'
+}
 
 echo "base $(git log -1 --format='%h %s' "$base_rev" | cut -c1-80)"
-echo "head $(git log -1 --format='%h' HEAD)$(git diff --quiet HEAD || echo ' with uncommitted changes')"
+if [[ -n $new_rev ]]; then
+    echo "head $(git log -1 --format='%h %s' "$new_rev" | cut -c1-80)"
+else
+    echo "head $(git log -1 --format='%h' HEAD)$(git diff --quiet HEAD || echo ' with uncommitted changes')"
+fi
 failures=()
 for n in "${sizes[@]}"; do
     python3 Deploy/bench/gen_contacts.py "$n" "$work/contacts.vcf"

@@ -2,6 +2,8 @@
 """Benchmark data for the sync figures, without going through Radicale's slow PUT path.
 
     seed_radicale.py collection FOLDER N        write N cards into a Radicale collection folder (server stopped)
+    seed_radicale.py files FOLDER N             the same N cards as files UID.vcf only (Xandikos: then committed)
+    seed_radicale.py split CARDS.vcf FOLDER     each card of a .vcf file as FOLDER/UID.vcf (the first of each UID)
     seed_radicale.py edit-remote URL USER PASSWORD_FILE N TOTAL [NOTE]   change N of the seeded cards over HTTP
     seed_radicale.py edit-local OUT.vcf N TOTAL  write N other seeded cards, changed, for `contactbox import --update`
     seed_radicale.py edit-folder FOLDER N TOTAL NOTE   rewrite the files of N other seeded cards in a vCard folder
@@ -37,9 +39,25 @@ def collection(folder, total):
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, ".Radicale.props"), "w") as props:
         json.dump({"tag": "VADDRESSBOOK", "D:displayname": "bench"}, props)
+    files(folder, total)
+
+
+def files(folder, total):
+    os.makedirs(folder, exist_ok=True)
     for uid, data in cards(total):
         with open(os.path.join(folder, uid + ".vcf"), "wb") as out:
             out.write(data)
+
+
+def split(path, folder):
+    os.makedirs(folder, exist_ok=True)
+    for chunk in open(path, "rb").read().split(b"BEGIN:VCARD")[1:]:
+        data = b"BEGIN:VCARD" + chunk.split(b"END:VCARD", 1)[0] + b"END:VCARD\r\n"
+        uid = data.split(b"\nUID:", 1)[1].split(b"\r\n", 1)[0].decode()
+        target = os.path.join(folder, uid + ".vcf")
+        if not os.path.exists(target):
+            with open(target, "wb") as out:
+                out.write(data)
 
 
 def edit_remote(url, user, password_file, count, total, note="remote"):
@@ -76,6 +94,10 @@ if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     if command == "collection":
         collection(args[0], int(args[1]))
+    elif command == "files":
+        files(args[0], int(args[1]))
+    elif command == "split":
+        split(args[0], args[1])
     elif command == "edit-remote":
         edit_remote(args[0], args[1], args[2], int(args[3]), int(args[4]), *args[5:6])
     elif command == "edit-folder":

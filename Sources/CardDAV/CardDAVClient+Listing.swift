@@ -14,6 +14,7 @@ extension CardDAVClient {
         var result = SyncCollectionResult(token: token ?? "", requests: 0, changed: 0, removed: 0)
         var current = token
         let path = DAVURL.path(of: bookURL)
+        let book = DAVURL.Resource(bookURL)
         while true {
             var truncated = false
             let listedBefore = result.changed + result.removed
@@ -22,7 +23,7 @@ extension CardDAVClient {
             let (_, summary) = try multistatus(
                 "REPORT", bookURL, depth: "0", body: DAVRequestBody.syncCollection(token: current)
             ) { response in
-                if DAVURL.sameResource(DAVURL.resolve(response.href, against: bookURL), bookURL) {
+                if book.isNamed(by: response.href) {
                     if response.status == 507 { truncated = true }
                     return
                 }
@@ -76,10 +77,11 @@ extension CardDAVClient {
         onItem: (_ href: String, _ etag: String) throws -> Void
     ) throws {
         logger.debug("carddav list", metadata: ["carddav.book": "\(DAVURL.path(of: bookURL))"])
+        let book = DAVURL.Resource(bookURL)
         _ = try multistatus(
             "PROPFIND", bookURL, depth: "1", body: DAVRequestBody.propfind(["D:getetag", "D:resourcetype"])
         ) { response in
-            guard !DAVURL.sameResource(DAVURL.resolve(response.href, against: bookURL), bookURL) else { return }
+            guard !book.isNamed(by: response.href) else { return }
             if let status = response.status, !(200..<300).contains(status) { return }
             let properties = response.properties
             guard !properties.isCollection else { return }
@@ -152,5 +154,68 @@ extension CardDAVClient {
             outcome = .failed(CardDAVError(.malformedResponse, "\(what): no address-data"))
         }
         return MultigetItem(href: response.href, etag: properties.etag, status: status, outcome: outcome)
+    }
+}
+
+/// An addressbook-multiget sent and not read yet (`CardDAVClient.startMultiget`): the server works on it while the
+/// caller does something else, such as writing the last one's cards to the store. Its items are parsed as its body
+/// arrives, during the client's later requests, and kept until `finishMultiget`.
+public final class PendingMultiget {
+    public let hrefs: [String]
+    let exchange: PendingExchange
+    let reception: MultistatusReception
+    let received: ReceivedItems
+
+    init(hrefs: [String], exchange: PendingExchange, reception: MultistatusReception, received: ReceivedItems) {
+        self.hrefs = hrefs
+        self.exchange = exchange
+        self.reception = reception
+        self.received = received
+    }
+}
+
+/// The items of a pending multiget read so far.
+final class ReceivedItems {
+    var items: [MultigetItem] = []
+}
+
+@available(*, unavailable)
+extension PendingMultiget: Sendable {}
+
+@available(*, unavailable)
+extension ReceivedItems: Sendable {}
+
+extension CardDAVClient {
+    /// Sends an addressbook-multiget of at most `maxMultigetItems` hrefs and returns at once; `finishMultiget`
+    /// reads the rest of the answer and returns its items, `cancelMultiget` abandons it.
+    public func startMultiget(bookURL: String, hrefs: [String], version: String? = nil) -> PendingMultiget {
+        let path = DAVURL.path(of: bookURL)
+        logger.debug("carddav multiget", metadata: ["carddav.book": "\(path)", "carddav.count": "\(hrefs.count)"])
+        let received = ReceivedItems()
+        let reception = MultistatusReception(method: "REPORT", url: bookURL) { response in
+            received.items.append(Self.item(response, path: path))
+        }
+        let request = Self.multistatusRequest(
+            "REPORT", bookURL, depth: nil, body: DAVRequestBody.multiget(hrefs: hrefs, version: version))
+        let exchange = transport.startExchange(request) { try reception.receive($0) }
+        return PendingMultiget(hrefs: hrefs, exchange: exchange, reception: reception, received: received)
+    }
+
+    /// The items of a started multiget, once its answer is complete; throws as `multiget` does.
+    public func finishMultiget(_ pending: PendingMultiget) throws -> [MultigetItem] {
+        let response: HTTPResponse
+        do {
+            response = try transport.finishExchange(pending.exchange)
+        } catch {
+            throw pending.reception.failure(error, client: self)
+        }
+        _ = try pending.reception.complete(response, client: self)
+        defer { pending.received.items = [] }
+        return pending.received.items
+    }
+
+    public func cancelMultiget(_ pending: PendingMultiget) {
+        transport.cancelExchange(pending.exchange)
+        pending.received.items = []
     }
 }

@@ -4,15 +4,47 @@ import Logging
 /// What the client needs from HTTP; `HTTPClient` is the real one, tests pass a fake.
 protocol DAVTransport: AnyObject {
     func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse
+    /// Sends a request now, to be finished later (`finishExchange`): its body goes to `onBody` meanwhile.
+    func startExchange(
+        _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) -> PendingExchange
+    func finishExchange(_ exchange: PendingExchange) throws -> HTTPResponse
+    func cancelExchange(_ exchange: PendingExchange)
     func sendAll(
         _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
         completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void) throws
     func redactingSecret(_ text: String) -> String
 }
 
+/// A request sent with `startExchange` and not finished yet.
+final class PendingExchange {
+    let request: HTTPRequest
+    let onBody: (UnsafeRawBufferPointer) throws -> Void
+    /// The HTTP client's request in flight; nil for a transport that sends it only when it is finished.
+    var started: PendingRequest?
+
+    init(_ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+        self.request = request
+        self.onBody = onBody
+    }
+}
+
 extension DAVTransport {
     /// Text with the client's password replaced; a fake has none.
     func redactingSecret(_ text: String) -> String { text }
+
+    /// Without concurrency (the tests' fakes): the request is sent when it is finished.
+    func startExchange(
+        _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) -> PendingExchange {
+        PendingExchange(request, onBody: onBody)
+    }
+
+    func finishExchange(_ exchange: PendingExchange) throws -> HTTPResponse {
+        try perform(exchange.request, onBody: exchange.onBody)
+    }
+
+    func cancelExchange(_ exchange: PendingExchange) {}
 
     /// One after the other, for transports without concurrency (the tests' fake).
     func sendAll(
@@ -33,7 +65,24 @@ extension DAVTransport {
     }
 }
 
-extension HTTPClient: DAVTransport {}
+extension HTTPClient: DAVTransport {
+    func startExchange(
+        _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) -> PendingExchange {
+        let exchange = PendingExchange(request, onBody: onBody)
+        exchange.started = start(request, onBody: onBody)
+        return exchange
+    }
+
+    func finishExchange(_ exchange: PendingExchange) throws -> HTTPResponse {
+        guard let started = exchange.started else { return try perform(exchange.request, onBody: exchange.onBody) }
+        return try finish(started)
+    }
+
+    func cancelExchange(_ exchange: PendingExchange) {
+        if let started = exchange.started { cancel(started) }
+    }
+}
 
 /// A CardDAV client (RFC 6352, RFC 6578) over one `HTTPClient`: discovery, listings, sync reports, multiget and
 /// the item writes. Synchronous, like the HTTP client under it; every listing is streamed to a callback.
@@ -65,64 +114,23 @@ public final class CardDAVClient {
         _ method: String, _ url: String, depth: String?, body: [UInt8],
         onResponse: (MultistatusResponse) throws -> Void
     ) throws -> (HTTPResponse, MultistatusSummary) {
-        var headers = [HTTPHeader("Content-Type", "application/xml; charset=utf-8")]
-        if let depth { headers.append(HTTPHeader("Depth", depth)) }
-        let request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+        let request = Self.multistatusRequest(method, url, depth: depth, body: body)
         return try withoutActuallyEscaping(onResponse) { onResponse in
-            var callerError: (any Error)?
-            var parseError: (any Error)?
-            var prefix: [UInt8] = []
-            let parser = MultistatusParser { response in
-                do {
-                    try onResponse(response)
-                } catch {
-                    callerError = error
-                    throw error
-                }
-            }
+            let reception = MultistatusReception(method: method, url: url, onResponse: onResponse)
             let response: HTTPResponse
             do {
-                response = try transport.perform(request) { chunk in
-                    if prefix.count < Self.errorBodyPrefix {
-                        prefix += chunk.prefix(Self.errorBodyPrefix - prefix.count)
-                    }
-                    guard parseError == nil else { return }
-                    do {
-                        try parser.feed(chunk)
-                    } catch {
-                        if callerError != nil { throw error }
-                        // Maybe an HTML error page: the status decides once it is known.
-                        parseError = error
-                    }
-                }
+                response = try transport.perform(request) { try reception.receive($0) }
             } catch {
-                if let callerError { throw callerError }
-                throw networkError(error, method, url)
+                throw reception.failure(error, client: self)
             }
-            guard response.status == 207 else {
-                throw failure(response, method: method, url: url, body: prefix[...])
-            }
-            let what = "\(method) \(DAVURL.path(of: url)): 207"
-            if let compressed = Self.compression(response, body: prefix[...]) {
-                throw CardDAVError(.malformedResponse, "\(what) with \(compressed)")
-            }
-            if parseError == nil {
-                do {
-                    try parser.finish()
-                } catch {
-                    if let callerError { throw callerError }
-                    parseError = error
-                }
-            }
-            if let parseError {
-                throw CardDAVError(
-                    .malformedResponse, "\(what) with \((parseError as? CardDAVError)?.message ?? "\(parseError)")")
-            }
-            guard parser.summary.rootElement == "multistatus" else {
-                throw CardDAVError(.malformedResponse, "\(what) without a DAV:multistatus body")
-            }
-            return (response, parser.summary)
+            return (response, try reception.complete(response, client: self))
         }
+    }
+
+    static func multistatusRequest(_ method: String, _ url: String, depth: String?, body: [UInt8]) -> HTTPRequest {
+        var headers = [HTTPHeader("Content-Type", "application/xml; charset=utf-8")]
+        if let depth { headers.append(HTTPHeader("Depth", depth)) }
+        return HTTPRequest(method: method, url: url, headers: headers, body: body)
     }
 
     /// Sends a request and keeps at most `keep` bytes of the answer (an item, or the start of an error page);
@@ -173,7 +181,7 @@ public final class CardDAVClient {
         return nil
     }
 
-    private func networkError(_ error: any Error, _ method: String, _ url: String) -> any Error {
+    func networkError(_ error: any Error, _ method: String, _ url: String) -> any Error {
         guard let error = error as? HTTPError else { return error }
         return CardDAVError(.network(error), "\(method) \(DAVURL.path(of: url)): \(error.message)")
     }

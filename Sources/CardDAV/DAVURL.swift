@@ -49,11 +49,12 @@ public enum DAVURL {
 
     /// RFC 3986 3.3 `pchar` = unreserved / pct-encoded / sub-delims / ":" / "@"; every other byte is encoded.
     static func encodeSegment(_ segment: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@".utf8)
+        // Most segments need no escape at all (every href of a listing goes through here for its multiget).
+        guard !segment.utf8.allSatisfy({ allowedInSegment[Int($0)] }) else { return segment }
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         for byte in segment.utf8 {
-            if allowed.contains(byte) {
+            if allowedInSegment[Int(byte)] {
                 bytes.append(byte)
             } else {
                 bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
@@ -61,6 +62,15 @@ public enum DAVURL {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The bytes a path segment carries as they are, by value.
+    private static let allowedInSegment: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@".utf8 {
+            table[Int(byte)] = true
+        }
+        return table
+    }()
 
     static func percentDecoded(_ text: String) -> String {
         PercentEncoding.decoded(text)

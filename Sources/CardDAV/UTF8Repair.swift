@@ -61,6 +61,14 @@ struct UTF8Repair {
         output.reserveCapacity(input.count)
         var index = 0
         while index < input.count {
+            // Most of a body is plain ASCII text: a run of it is copied at once.
+            var end = index
+            while end < input.count, Self.isPlain(input[end]) { end += 1 }
+            if end > index {
+                output.append(contentsOf: input[index..<end])
+                index = end
+                continue
+            }
             if input[index] == UInt8(ascii: "&") {
                 switch Self.reference(input, at: index) {
                 case .incomplete where !final:
@@ -93,6 +101,11 @@ struct UTF8Repair {
         }
         offset += output.count
         return output
+    }
+
+    /// An ASCII byte that is an XML character on its own and starts no reference.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte != UInt8(ascii: "&") && (byte >= 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D)
     }
 
     private mutating func replace(into output: inout [UInt8]) {

@@ -12,6 +12,8 @@ public final class HTTPClient {
     private let logger: Logger
     private let multi: MultiHandle
     private var idle: [EasyHandle] = []
+    /// Every transfer in the multi handle now, whichever call started it.
+    private var attached: [Attached] = []
     private var handleCount = 0
     /// Set for the rest of the client's life once a server asked for Digest under `.automatic`.
     private var usesDigest: Bool
@@ -52,7 +54,14 @@ public final class HTTPClient {
 
     deinit {
         // Easy handles go before the multi handle whose connections they used.
+        for entry in attached { multi.remove(entry.easy) }
+        attached.removeAll()
         idle.removeAll()
+    }
+
+    struct Attached {
+        var easy: EasyHandle
+        var transfer: Transfer
     }
 
     /// Sends `request` and streams the response body to `onBody` in the chunks curl delivers (at most
@@ -109,6 +118,65 @@ public final class HTTPClient {
     }
 }
 
+/// A request started by `HTTPClient.start` and not finished yet: it moves along whenever the client runs any
+/// request, and `finish` waits for the rest of it.
+public final class PendingRequest {
+    let transfer: Transfer
+
+    init(_ transfer: Transfer) {
+        self.transfer = transfer
+    }
+}
+
+@available(*, unavailable)
+extension PendingRequest: Sendable {}
+
+extension HTTPClient {
+    /// Starts `request` and returns at once, the request sent as far as the connection takes it without waiting:
+    /// the server works on it while the caller does something else (the next multiget while the last one is
+    /// written to the store). The body goes to `onBody` as it arrives, during this client's later calls;
+    /// `finish` returns the response. A request not finished is abandoned by `cancel`.
+    public func start(
+        _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) -> PendingRequest {
+        let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
+        transfer.context.sink = onBody
+        do {
+            try attach(transfer)
+        } catch {
+            transfer.outcome = .failure(error)
+            return PendingRequest(transfer)
+        }
+        // Out now, as far as the connection takes it; a failure shows when the request is finished.
+        _ = try? multi.perform()
+        return PendingRequest(transfer)
+    }
+
+    /// Waits for a started request to finish (its body delivered to its `onBody`) and returns its response; a
+    /// throw from `onBody` is rethrown, other failures throw `HTTPError`.
+    public func finish(_ pending: PendingRequest) throws -> HTTPResponse {
+        defer { pending.transfer.context.sink = nil }
+        while pending.transfer.outcome == nil {
+            do {
+                try drive()
+            } catch {
+                cancel(pending)
+                throw error
+            }
+        }
+        return try (pending.transfer.outcome ?? .failure(HTTPError(.other, "The request did not run"))).get()
+    }
+
+    /// Abandons a started request (if it is still running) and drops its body callback.
+    public func cancel(_ pending: PendingRequest) {
+        detach(pending.transfer)
+        if pending.transfer.outcome == nil {
+            pending.transfer.outcome = .failure(HTTPError(.aborted, "The request was cancelled"))
+        }
+        pending.transfer.context.sink = nil
+    }
+}
+
 extension HTTPClient {
     /// `text` with the password replaced by `<redacted>`: for anything a server wrote that goes into a message (a
     /// server may echo what it was sent).
@@ -122,31 +190,25 @@ extension HTTPClient {
 extension HTTPClient: Sendable {}
 
 extension HTTPClient {
-    private struct Running {
-        var easy: EasyHandle
-        var transfer: Transfer
-    }
-
     /// Drives `transfers` through the multi handle, `maxConcurrent` at a time, following redirects and
-    /// authentication retries, and reports each final outcome to `finished`.
+    /// authentication retries, and reports each final outcome to `finished`. Transfers started by `start` (and not
+    /// finished yet) move along too, and keep their outcome for their `finish`: a call may run while another
+    /// request is in flight.
     private func run(
         _ transfers: [Transfer], maxConcurrent: Int,
         finished: (Transfer, Result<HTTPResponse, any Error>) throws -> Void
     ) throws {
         var waiting = transfers.reversed() as [Transfer]  // popLast takes them in order
-        var running: [Running] = []
+        var running: [Transfer] = []
         defer {
             // Only after a throw: abandon what still runs, and keep the handles for later.
-            for entry in running {
-                multi.remove(entry.easy)
-                entry.easy.release()
-                idle.append(entry.easy)
-            }
+            for transfer in running { detach(transfer) }
         }
         while true {
             while running.count < maxConcurrent, let transfer = waiting.popLast() {
                 do {
-                    running.append(Running(easy: try start(transfer), transfer: transfer))
+                    try attach(transfer)
+                    running.append(transfer)
                 } catch {
                     try finished(transfer, .failure(error))
                 }
@@ -154,27 +216,57 @@ extension HTTPClient {
             if running.isEmpty {
                 return
             }
-            let stillRunning = try multi.perform()
-            var progressed = false
-            while let done = multi.nextDone() {
-                guard let position = running.firstIndex(where: { $0.easy.handle == done.easy }) else { continue }
-                let entry = running.remove(at: position)
-                multi.remove(entry.easy)
-                let outcome = finish(entry.transfer, on: entry.easy, code: done.code)
-                entry.easy.release()
-                idle.append(entry.easy)
-                progressed = true
-                switch outcome {
-                case .again:
-                    waiting.append(entry.transfer)
-                case .done(let result):
-                    try finished(entry.transfer, result)
-                }
-            }
-            if !progressed && stillRunning > 0 {
-                try multi.poll(milliseconds: 1000)
+            try drive()
+            while let position = running.firstIndex(where: { $0.outcome != nil }) {
+                let transfer = running.remove(at: position)
+                let outcome = transfer.outcome ?? .failure(HTTPError(.other, "The request did not run"))
+                transfer.outcome = nil
+                try finished(transfer, outcome)
             }
         }
+    }
+
+    /// Moves every attached transfer along as far as it can go, waiting (at most a second) only when none
+    /// finished. A finished one leaves the multi handle with its outcome set; one that must go again (a redirect,
+    /// an authentication round trip) is attached again at once.
+    private func drive() throws {
+        let stillRunning = try multi.perform()
+        var progressed = false
+        while let done = multi.nextDone() {
+            guard let position = attached.firstIndex(where: { $0.easy.handle == done.easy }) else { continue }
+            let entry = attached.remove(at: position)
+            multi.remove(entry.easy)
+            let outcome = finish(entry.transfer, on: entry.easy, code: done.code)
+            entry.easy.release()
+            idle.append(entry.easy)
+            progressed = true
+            switch outcome {
+            case .again:
+                do {
+                    try attach(entry.transfer)
+                } catch {
+                    entry.transfer.outcome = .failure(error)
+                }
+            case .done(let result):
+                entry.transfer.outcome = result
+            }
+        }
+        if !progressed && stillRunning > 0 {
+            try multi.poll(milliseconds: 1000)
+        }
+    }
+
+    private func attach(_ transfer: Transfer) throws(HTTPError) {
+        attached.append(Attached(easy: try start(transfer), transfer: transfer))
+    }
+
+    /// Takes a transfer out of the multi handle before it finished; its handle is kept for later.
+    private func detach(_ transfer: Transfer) {
+        guard let position = attached.firstIndex(where: { $0.transfer === transfer }) else { return }
+        let entry = attached.remove(at: position)
+        multi.remove(entry.easy)
+        entry.easy.release()
+        idle.append(entry.easy)
     }
 
     private func start(_ transfer: Transfer) throws(HTTPError) -> EasyHandle {

@@ -15,6 +15,8 @@ final class Transfer {
     var retriedAuthentication = false
     let context = TransferContext()
     var hopStarted = ContinuousClock.now
+    /// Set when the transfer has finished (after its last hop), until the caller takes it.
+    var outcome: Result<HTTPResponse, any Error>?
 
     init(index: Int, request: HTTPRequest, hasCredentials: Bool) {
         self.index = index

@@ -107,6 +107,14 @@ public protocol AddressBook: AnyObject {
     /// item alone has (unparsable card: `RemoteError.Kind.rejected`); items deleted meanwhile are left out.
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws
 
+    /// Fetches page after page of up to 100 items: `next` gives each page's hrefs (nil at the end), and `body`
+    /// gets each page's hrefs and results, in order, as `fetch` gives them. A remote may have the next page's
+    /// request in flight while `body` handles the last one (at most one page ahead, so memory stays flat).
+    /// `AddressBook.swift` has a default, one `fetch` after the other.
+    func fetchPages(
+        _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
+    ) throws
+
     /// Where `create` puts this card: the href a 412 on create refers to.
     func hrefForNew(_ card: Card) -> String
 
@@ -129,4 +137,16 @@ public protocol AddressBook: AnyObject {
     /// How many writes at once the remote took in this run, to start from next time; nil where writes do not
     /// adapt. `RemoteWrite.swift` has a default.
     var learnedWriteConcurrency: Int? { get }
+}
+
+extension AddressBook {
+    public func fetchPages(
+        _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
+    ) throws {
+        while let hrefs = try next() {
+            var results: [Result<RemoteCard, RemoteError>] = []
+            try fetch(hrefs) { results.append($0) }
+            try body(hrefs, results)
+        }
+    }
 }

@@ -21,6 +21,7 @@ public final class CardDAVAddressBook: AddressBook {
     public let maxWriteConcurrency: Int
     public var learnedWriteConcurrency: Int? { writeConcurrency }
     private var warnedOutside = false
+    private let members: DAVURL.Members
 
     /// `concurrency` is where writes start (what this remote took last time); `maxConcurrency` the configured
     /// limit.
@@ -30,6 +31,7 @@ public final class CardDAVAddressBook: AddressBook {
     ) {
         self.name = name
         self.bookURL = book.url
+        self.members = DAVURL.Members(of: book.url)
         self.client = client
         self.supportsSyncCollection = book.supportsSyncCollection
         self.writeVersion = book.supportedVersions.contains("4.0") ? "4.0" : "3.0"
@@ -118,30 +120,80 @@ public final class CardDAVAddressBook: AddressBook {
 
     public func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {
         guard !hrefs.isEmpty else { return }
+        for result in results(of: try multiget(hrefs)) { try body(result) }
+    }
+
+    /// Pipelined: the next page's multiget is sent before the last page's cards go to `body`, so the server works
+    /// on it while this client parses, plans and writes; two at most, one of them in flight. A multiget that fails
+    /// in flight is sent again alone, with the retries of `fetch`.
+    public func fetchPages(
+        _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
+    ) throws {
+        var pending: PendingMultiget?
+        defer {
+            if let pending { client.cancelMultiget(pending) }
+        }
+        guard var hrefs = try next() else { return }
+        pending = startMultiget(hrefs)
+        while true {
+            let following = try next()
+            let current = pending
+            pending = following.flatMap(startMultiget)
+            var items: [MultigetItem]?
+            if let current {
+                do {
+                    items = try client.finishMultiget(current)
+                } catch {
+                    logger.debug(
+                        "carddav multiget failed in flight: sent again", metadata: ["carddav.error": "\(error)"])
+                }
+            }
+            try body(hrefs, results(of: try items ?? multiget(hrefs)))
+            guard let following else { return }
+            hrefs = following
+        }
+    }
+
+    /// A multiget started now, or nil for a page too large for one request (sent by `fetch` instead).
+    private func startMultiget(_ hrefs: [String]) -> PendingMultiget? {
+        guard !hrefs.isEmpty, hrefs.count <= CardDAVClient.maxMultigetItems else { return nil }
+        return client.startMultiget(bookURL: bookURL, hrefs: hrefs.map(encoded), version: multigetVersion)
+    }
+
+    /// The richest version the server offers: asked for nothing, Cyrus serves 4.0 cards as 3.0 (and 3.6 loses
+    /// their inline photos on the way).
+    private var multigetVersion: String? { writeVersion == "4.0" ? "4.0" : nil }
+
+    private func multiget(_ hrefs: [String]) throws -> [MultigetItem] {
+        guard !hrefs.isEmpty else { return [] }
         var items: [MultigetItem] = []
         try attempt {
             items.removeAll()
-            // The richest version the server offers: asked for nothing, Cyrus serves 4.0 cards as 3.0 (and 3.6
-            // loses their inline photos on the way).
-            try client.multiget(
-                bookURL: bookURL, hrefs: hrefs.map(encoded), version: writeVersion == "4.0" ? "4.0" : nil
-            ) {
+            try client.multiget(bookURL: bookURL, hrefs: hrefs.map(encoded), version: multigetVersion) {
                 items.append($0)
             }
         }
+        return items
+    }
+
+    /// One result per item that still exists: its card, or the error that item alone has.
+    private func results(of items: [MultigetItem]) -> [Result<RemoteCard, RemoteError>] {
+        var results: [Result<RemoteCard, RemoteError>] = []
+        results.reserveCapacity(items.count)
         for item in items {
             guard let href = member(item.href) else { continue }
             switch item.outcome {
             case .missing:
                 continue
             case .failed(let error):
-                try body(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
+                results.append(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
             case .card(let text):
-                try body(.success(RemoteCard(reading: text, href: href, etag: item.etag ?? "")))
+                results.append(.success(RemoteCard(reading: text, href: href, etag: item.etag ?? "")))
             case .damaged(let why):
-                try body(fetchAlone(href, because: why))
+                results.append(fetchAlone(href, because: why))
             }
         }
+        return results
     }
 
     /// An item whose card the multistatus could not carry as it is (bytes that are not UTF-8): fetched by GET,
@@ -319,7 +371,7 @@ public final class CardDAVAddressBook: AddressBook {
     /// a run, for anything else (another user's book, `../` or `%2e%2e/` climbing out): nothing is ever read from
     /// or written to such a place.
     private func member(_ href: String) -> String? {
-        if let path = DAVURL.memberPath(href, of: bookURL) { return path }
+        if let path = members.path(href) { return path }
         if !warnedOutside, !DAVURL.sameResource(DAVURL.resolve(href, against: bookURL), bookURL) {
             warnedOutside = true
             logger.warning(

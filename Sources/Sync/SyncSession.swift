@@ -129,21 +129,24 @@ final class SyncSession {
         let total = try store.listingCount(removed: false)
         var done = 0
         var after: String?
-        while true {
+        // The listing is read a page ahead of the pages committed: a remote may fetch the next while this one is
+        // planned and written (`AddressBook.fetchPages`). Committing changes nothing in the listing.
+        func nextPage() throws -> [String]? {
             let page = try store.listing(removed: false, after: after)
-            guard let last = page.last else { return }
+            guard let last = page.last else { return nil }
             after = last.href
-            var cards: [RemoteCard] = []
-            try book.fetch(page.map(\.href)) { result in
+            return page.map(\.href)
+        }
+        try book.fetchPages(nextPage) { hrefs, results in
+            var steps: [SyncStep] = []
+            for result in results {
                 switch result {
-                case .success(let card): cards.append(card)
+                case .success(let card): steps += try plan(fetched: card)
                 case .failure(let error): report.recordError("\(book.name): \(error.message)")
                 }
             }
-            var steps: [SyncStep] = []
-            for card in cards { steps += try plan(fetched: card) }
             try execute(steps)
-            done += page.count
+            done += hrefs.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
         }
     }

@@ -24,7 +24,8 @@ extension Card {
     private static func normalisedLines(_ original: Property) -> [String] {
         let property = original.inlineMediaAsVersion3() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
-        let name = property.name.uppercased().replacing("_", with: "-")
+        var name = property.name.uppercased()
+        if name.utf8.contains(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }
         guard !volatileProperties.contains(name) else { return [] }
         var merged: [String: [String]] = [:]
         for parameter in property.parameters {
@@ -44,7 +45,10 @@ extension Card {
         } else {
             // Any other value is compared with `\;`, `\,` and `\:` read as the character: servers escape the
             // separators of values they treat as text (an X- property, a 3.0 SOUND in a phone's reading of a name).
-            value = property.value.replacing("\\;", with: ";").replacing("\\,", with: ",").replacing("\\:", with: ":")
+            value =
+                property.value.utf8.contains(UInt8(ascii: "\\"))
+                ? property.value.replacing("\\;", with: ";").replacing("\\,", with: ",").replacing("\\:", with: ":")
+                : property.value
         }
         guard !value.isEmpty else { return [] }
         var line = property.group.map { $0.lowercased() + "." } ?? ""
@@ -63,7 +67,7 @@ extension Card {
     /// A parameter value as the text it stands for: RFC 6868's `^n`, `^'` and `^^`, and the `\n` that 3.0 writers
     /// use, read alike (Cyrus writes a LABEL's line break one way, Apple the other).
     fileprivate static func parameterText(_ value: String) -> String {
-        guard value.contains("^") || value.contains("\\") else { return value }
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: "^") || $0 == UInt8(ascii: "\\") }) else { return value }
         // Unicode scalars, not Characters: a combining mark after the letter would hide it in one Character.
         var result = String.UnicodeScalarView()
         var scalars = value.unicodeScalars.makeIterator()

@@ -44,6 +44,7 @@ enum CardParser {
         guard let end = bytes.firstIndex(where: { $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ":") }),
             let colon = bytes[end...].firstIndex(of: UInt8(ascii: ":"))
         else { return false }
+        if isOtherASCIIName(bytes[..<end]) { return false }
         func text(_ part: ArraySlice<UInt8>) -> String {
             String(decoding: part, as: UTF8.self).uppercased().filter { $0 != " " }
         }
@@ -51,6 +52,22 @@ enum CardParser {
             return false
         }
         return text(bytes[(colon + 1)...]) == "2.1"
+    }
+
+    /// Whether a property name (group included, spaces ignored) is plain ASCII and not `VERSION`: what
+    /// `isVersion21` finds of every line but one, without making a String of it. False when it cannot tell so
+    /// cheaply (a name that is not ASCII, whose upper case may be).
+    private static func isOtherASCIIName(_ name: ArraySlice<UInt8>) -> Bool {
+        guard name.allSatisfy({ $0 < 0x80 }) else { return false }
+        let version = Array("VERSION".utf8)
+        var matched = 0
+        for byte in name.reversed() where byte != UInt8(ascii: " ") {
+            if matched == version.count { return byte != UInt8(ascii: ".") }
+            let upper = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
+            guard upper == version[version.count - 1 - matched] else { return true }
+            matched += 1
+        }
+        return matched != version.count
     }
 
     private static func property(

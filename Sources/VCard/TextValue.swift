@@ -116,6 +116,11 @@ enum TextValue {
     }
 
     static func escape(_ text: String) -> String {
+        let special: (UInt8) -> Bool = {
+            $0 == backslash || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") || $0 == newline
+                || $0 == UInt8(ascii: "\r")
+        }
+        guard text.utf8.contains(where: special) else { return text }
         var result: [UInt8] = []
         result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

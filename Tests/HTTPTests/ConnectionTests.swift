@@ -129,6 +129,40 @@ struct ConnectionTests {
         #expect(response.status == 200)
     }
 
+    @Test("A started request stays in flight while other requests run, and finish reads it whole")
+    func startedRequestOverlapsOthers() throws {
+        let server = try TestServer()
+        let client = try makeClient(transferTimeout: .seconds(120), maxConcurrent: 4)
+        _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/echo"))
+        var startedBody: [UInt8] = []
+        let pending = client.start(HTTPRequest(method: "GET", url: server.base + "/gather?n=2&i=0")) { chunk in
+            startedBody += chunk
+        }
+        // Each is answered only once both are in /gather together: the started one is at the server meanwhile.
+        let (response, body) = try client.send(HTTPRequest(method: "GET", url: server.base + "/gather?n=2&i=1"))
+        #expect(response.status == 200)
+        #expect((try json(body)["path"] as? String)?.hasSuffix("i=1") == true)
+        #expect(try client.finish(pending).status == 200)
+        #expect((try json(startedBody)["path"] as? String)?.hasSuffix("i=0") == true)
+        #expect(try server.stats().peakGathered == 2)
+    }
+
+    @Test("A started request can be cancelled, and the client goes on")
+    func startedRequestCancelled() throws {
+        let server = try TestServer()
+        let client = try makeClient()
+        var delivered = 0
+        let pending = client.start(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=30")) { chunk in
+            delivered += chunk.count
+        }
+        client.cancel(pending)
+        let error = #expect(throws: HTTPError.self) { _ = try client.finish(pending) }
+        #expect(error?.kind == .aborted)
+        #expect(delivered == 0)
+        let (response, _) = try client.send(HTTPRequest(method: "GET", url: server.base + "/echo"))
+        #expect(response.status == 200)
+    }
+
     @Test("requestCounts counts requests by method")
     func requestCounts() throws {
         let server = try TestServer()

@@ -52,6 +52,9 @@ public final class Daemon {
     /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
     static let minimumSyncDisplay = Duration.milliseconds(1_500)
     var showSyncingUntil: Int64 = 0
+    /// A pass the main loop asked for has not started yet: the worker may take a while to open the store (or to
+    /// finish the pass before), and the LEDs must not show idle meanwhile.
+    var passAwaited = false
 
     /// Sets up every service; the LEDs show "starting" before this returns. Throws only when the daemon cannot
     /// run at all (no eventfd, no signalfd).
@@ -124,12 +127,13 @@ public final class Daemon {
         if let request = scheduler.due(at: now) {
             // Not due again while the worker picks it up (its own passStarted event comes later).
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
-            worker.request(request)
+            requestPass(request)
         }
         let state = board.state
         // An armed undo asks for the button whatever else goes on: its look wins until it is answered or expires.
         let look: PanelState =
-            undo.isArmed ? .awaitingLongPress : state == .idle && now < showSyncingUntil ? .syncing : state.panel
+            undo.isArmed
+            ? .awaitingLongPress : state == .idle && (now < showSyncingUntil || passAwaited) ? .syncing : state.panel
         panel.show(look, at: now)
         let nextSync =
             scheduler.nextPass == .max ? nil : wallClockSeconds() + (scheduler.nextPass - now + 999) / 1000
@@ -155,6 +159,7 @@ public final class Daemon {
     private func handle(_ event: SyncWorker.Event, at now: Int64) {
         switch event {
         case .passStarted(let request):
+            passAwaited = false
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
             showSyncingUntil = now + Self.minimumSyncDisplay.wholeMilliseconds
             logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
@@ -308,7 +313,7 @@ public final class Daemon {
             break
         case .confirmed(let run):
             logger.notice("Long press: undo confirmed", metadata: ["undo.run": "\(run)"])
-            worker.request(SyncRequest(.undo, undoRun: run))
+            requestPass(SyncRequest(.undo, undoRun: run))
             publishUndo()
             return
         case .cancelled:
@@ -324,13 +329,19 @@ public final class Daemon {
         }
         guard long else {
             logger.notice("Button pressed: sync now")
-            worker.request(SyncRequest(.button))
+            requestPass(SyncRequest(.button))
             return
         }
         let confirming = board.state.panel == .attention(.deletionsHeld)
         logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
         board.update { $0.state = .idle }
-        worker.request(SyncRequest(.longPress, confirmDeletions: confirming))
+        requestPass(SyncRequest(.longPress, confirmDeletions: confirming))
+    }
+
+    /// Asks the worker for a pass; the sync LED blinks from now until it has run.
+    private func requestPass(_ request: SyncRequest) {
+        passAwaited = true
+        worker.request(request)
     }
 
     /// "Sync now" on the status page (its own thread): the worker takes it from there.
@@ -403,7 +414,7 @@ public final class Daemon {
         scheduler.reconfigure(
             interval: new.sync.interval, fullCheck: new.sync.fullCheck, now: monotonicMillis())
         logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
-        worker.request(SyncRequest(.reload))
+        requestPass(SyncRequest(.reload))
     }
 
     // MARK: Stopping

@@ -42,6 +42,9 @@ public final class Daemon {
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
     var scheduler: Scheduler
+    /// The undo asked for on the status page, until the button confirms or cancels it (`UndoConfirmation`).
+    var undo = UndoConfirmation()
+    let pageRequests: PageRequests
     var server: StatusServer?
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
@@ -49,16 +52,27 @@ public final class Daemon {
     /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
     static let minimumSyncDisplay = Duration.milliseconds(1_500)
     var showSyncingUntil: Int64 = 0
+    /// A pass the main loop asked for has not started yet: the worker may take a while to open the store (or to
+    /// finish the pass before), and the LEDs must not show idle meanwhile.
+    var passAwaited = false
 
     /// Sets up every service; the LEDs show "starting" before this returns. Throws only when the daemon cannot
     /// run at all (no eventfd, no signalfd).
-    public init(configuration: Configuration, options: Options, logger: Logger) throws(ApplianceError) {
+    public convenience init(configuration: Configuration, options: Options, logger: Logger) throws(ApplianceError) {
+        try self.init(configuration: configuration, options: options, logger: logger, openPanel: Self.openPanel)
+    }
+
+    /// `openPanel` opens the configured panel; the tests hand in a `SimulatedPanel`.
+    init(
+        configuration: Configuration, options: Options, logger: Logger,
+        openPanel: (PanelSettings) -> (hardware: PanelHardware?, problem: String?)
+    ) throws(ApplianceError) {
         self.configuration = configuration
         self.options = options
         signals = try SignalWatch()  // first: the threads started below inherit its signal mask
         board = StatusBoard(version: options.version, build: options.build)
         self.logger = logger.feeding(board)
-        let opened = Self.openPanel(configuration.panel)
+        let opened = openPanel(configuration.panel)
         panel = PanelDriver(hardware: opened.hardware)
         let now = monotonicMillis()
         panel.show(.starting, at: now)
@@ -72,6 +86,7 @@ public final class Daemon {
             self.logger.error("Front panel unavailable", metadata: ["panel.error": "\(problem)"])
         }
         wake = try WakeUp()
+        pageRequests = PageRequests(mainLoop: wake)
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
         scheduler = Scheduler(
             interval: configuration.sync.interval, fullCheck: configuration.sync.fullCheck, now: now)
@@ -99,13 +114,27 @@ public final class Daemon {
     /// Everything due at `now`: scheduled passes, the worker's news, the LEDs, the status line, the watchdog.
     func step(at now: Int64) {
         for event in worker.takeEvents() { handle(event, at: now) }
+        for request in pageRequests.take() { handle(request, at: now) }
+        if undo.expire(at: now) {
+            logger.notice(
+                "Undo not confirmed at the box in time: cancelled",
+                metadata: [
+                    "undo.run": "\(undo.shown?.run ?? 0)",
+                    "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s",
+                ])
+            publishUndo()
+        }
         if let request = scheduler.due(at: now) {
             // Not due again while the worker picks it up (its own passStarted event comes later).
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
-            worker.request(request)
+            requestPass(request)
         }
         let state = board.state
-        panel.show(state == .idle && now < showSyncingUntil ? .syncing : state.panel, at: now)
+        // An armed undo asks for the button whatever else goes on: its look wins until it is answered or expires.
+        let look: PanelState =
+            undo.isArmed
+            ? .awaitingLongPress : state == .idle && (now < showSyncingUntil || passAwaited) ? .syncing : state.panel
+        panel.show(look, at: now)
         let nextSync =
             scheduler.nextPass == .max ? nil : wallClockSeconds() + (scheduler.nextPass - now + 999) / 1000
         board.update {
@@ -113,10 +142,13 @@ public final class Daemon {
             $0.look = panel.look
             $0.nextSync = nextSync
         }
-        panel.hardware?.showSummary(state.summary)
-        if state.summary != lastStatusLine {
-            lastStatusLine = state.summary
-            notifier.status(state.summary)
+        let summary =
+            undo.isArmed
+            ? "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)" : state.summary
+        panel.hardware?.showSummary(summary)
+        if summary != lastStatusLine {
+            lastStatusLine = summary
+            notifier.status(summary)
         }
         if let interval = notifier.watchdogInterval, now >= nextWatchdog {
             notifier.watchdog()
@@ -127,6 +159,7 @@ public final class Daemon {
     private func handle(_ event: SyncWorker.Event, at now: Int64) {
         switch event {
         case .passStarted(let request):
+            passAwaited = false
             scheduler.passStarted(fullCheck: request.fullCheck, at: now)
             showSyncingUntil = now + Self.minimumSyncDisplay.wholeMilliseconds
             logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
@@ -144,7 +177,73 @@ public final class Daemon {
             board.update {
                 $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
             }
+        case .undoPreviewed(let result):
+            undo.previewed(result)
+            publishUndo()
+            if result.phase == .failed {
+                logger.warning(
+                    "Undo not possible",
+                    metadata: ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
+            }
+        case .undoFinished(let result):
+            undo.finished(result)
+            publishUndo()
+            logUndoFinished(result)
         }
+    }
+
+    /// The undo's result, in the journal and the page's events: counts only, never names (the events are shown
+    /// without the password).
+    private func logUndoFinished(_ result: StatusSnapshot.Undo) {
+        guard result.phase == .done else {
+            logger.error(
+                "Undo failed", metadata: ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
+            return
+        }
+        let metadata: Logger.Metadata = [
+            "undo.run": "\(result.run)", "undo.own_run": "\(result.undoRun.map { "\($0)" } ?? "none")",
+            "undo.counts": .string(
+                "\(result.revived) brought back, \(result.reverted) put back, \(result.deleted) deleted, "
+                    + "\(result.skipped) skipped"),
+        ]
+        if result.skipped > 0 {
+            logger.warning("Undo done; contacts changed since the run were left alone", metadata: metadata)
+        } else {
+            logger.notice("Undo done", metadata: metadata)
+        }
+    }
+
+    /// An undo step from the status page (the server's thread posted it to `pageRequests`).
+    func handle(_ request: UndoRequest, at now: Int64) {
+        switch request {
+        case .preview(let run):
+            guard undo.preview(run: run) else {
+                logger.notice("Undo preview refused: another undo waits for the button or runs")
+                return
+            }
+            logger.info("Status page: undo preview", metadata: ["undo.run": "\(run)"])
+            worker.requestUndoPreview(run: run)
+        case .arm(let run):
+            guard undo.arm(run: run, at: now, wallClock: wallClockSeconds()) else {
+                logger.notice("Undo not armed: its preview is not the one shown", metadata: ["undo.run": "\(run)"])
+                return
+            }
+            logger.notice(
+                "Undo armed on the status page: hold the button for 3 seconds to confirm",
+                metadata: [
+                    "undo.run": "\(run)", "undo.deadline": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s",
+                ])
+        case .cancel:
+            guard undo.cancel() else { return }
+            logger.notice("Undo cancelled on the status page", metadata: ["undo.run": "\(undo.shown?.run ?? 0)"])
+        }
+        publishUndo()
+    }
+
+    /// The undo as the page shows it: the main loop writes it, as it writes the state.
+    private func publishUndo() {
+        let shown = undo.shown
+        board.update { $0.undo = shown }
     }
 
     /// The longest poll(2) sleeps, whatever is due.
@@ -155,6 +254,7 @@ public final class Daemon {
         var wakeAt = scheduler.nextPass
         if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
         if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led.wholeMilliseconds) }
+        if let deadline = undo.nextWake { wakeAt = min(wakeAt, deadline) }
         if notifier.watchdogInterval != nil { wakeAt = min(wakeAt, nextWatchdog) }
         return Int32(clamping: max(0, min(wakeAt - now, Self.longestSleep.wholeMilliseconds)))
     }
@@ -203,18 +303,45 @@ public final class Daemon {
         }
     }
 
-    /// A short press syncs now; a long press confirms held deletions, or clears an error and retries.
-    func buttonPressed(long: Bool) {
+    /// A short press syncs now; a long press confirms held deletions, or clears an error and retries. While an undo
+    /// is armed the button answers it and nothing else (`UndoConfirmation`): long confirms, short cancels.
+    func buttonPressed(long: Bool, at now: Int64 = monotonicMillis()) {
         board.update { $0.counters.buttonPresses += 1 }
+        let run = undo.shown?.run ?? 0
+        switch undo.button(long: long, at: now) {
+        case .notArmed:
+            break
+        case .confirmed(let run):
+            logger.notice("Long press: undo confirmed", metadata: ["undo.run": "\(run)"])
+            requestPass(SyncRequest(.undo, undoRun: run))
+            publishUndo()
+            return
+        case .cancelled:
+            logger.notice("Button pressed: undo cancelled", metadata: ["undo.run": "\(run)"])
+            publishUndo()
+            return
+        case .expired:
+            logger.notice(
+                "Undo not confirmed at the box in time: cancelled",
+                metadata: ["undo.run": "\(run)", "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
+            publishUndo()
+            return
+        }
         guard long else {
             logger.notice("Button pressed: sync now")
-            worker.request(SyncRequest(.button))
+            requestPass(SyncRequest(.button))
             return
         }
         let confirming = board.state.panel == .attention(.deletionsHeld)
         logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
         board.update { $0.state = .idle }
-        worker.request(SyncRequest(.longPress, confirmDeletions: confirming))
+        requestPass(SyncRequest(.longPress, confirmDeletions: confirming))
+    }
+
+    /// Asks the worker for a pass; the sync LED blinks from now until it has run.
+    private func requestPass(_ request: SyncRequest) {
+        passAwaited = true
+        worker.request(request)
     }
 
     /// "Sync now" on the status page (its own thread): the worker takes it from there.
@@ -229,18 +356,19 @@ public final class Daemon {
             let worker = worker
             let board = board
             let logger = logger
+            let pageRequests = pageRequests
             server = try StatusServer(
                 settings: serverSettings, snapshot: { board.snapshot() },
                 syncNow: {
                     logger.notice("Status page: sync now")
                     worker.request(SyncRequest(.statusPage))
-                }, logger: logger)
+                }, undo: { pageRequests.post($0) }, logger: logger)
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
         }
     }
 
-    private func startWorker() {
+    func startWorker() {
         let storePath = options.storePath ?? configuration.storePath
         let board = board
         let logger = logger
@@ -286,7 +414,7 @@ public final class Daemon {
         scheduler.reconfigure(
             interval: new.sync.interval, fullCheck: new.sync.fullCheck, now: monotonicMillis())
         logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
-        worker.request(SyncRequest(.reload))
+        requestPass(SyncRequest(.reload))
     }
 
     // MARK: Stopping

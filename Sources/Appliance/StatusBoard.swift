@@ -6,8 +6,9 @@ import Synchronization
 /// What the daemon's threads share about its state, under one lock. Each part has one writer, so no thread undoes
 /// another's news:
 /// - the main loop: `state` (the only writer of `ApplianceState`: the worker's progress reaches it as events),
-///   `leds`, `look`, `nextSync` and `counters.buttonPresses`;
-/// - the sync worker (`SyncPass`): `remotes`, `contacts`, `lastSync` and the other counters;
+///   `undo` (the worker's previews and results reach it as events too), `leds`, `look`, `nextSync` and
+///   `counters.buttonPresses`;
+/// - the sync worker (`SyncPass`): `remotes`, `contacts`, `runs`, `lastSync` and the other counters;
 /// - any thread, through the log (`StatusBoardLogHandler`): `events`.
 ///
 /// The status server's thread only reads, a consistent `snapshot()` at a time.
@@ -24,6 +25,10 @@ public final class StatusBoard: Sendable {
         public var counters = StatusSnapshot.Counters()
         /// Oldest first; at most `eventLimit`.
         public var events: [StatusSnapshot.Event] = []
+        /// The restore points, newest first, at most `StatusSnapshot.runLimit`.
+        public var runs: [StatusSnapshot.Run] = []
+        /// The undo asked for on the page (`UndoConfirmation.shown`).
+        public var undo: StatusSnapshot.Undo?
     }
 
     public static let eventLimit = 20
@@ -65,7 +70,7 @@ public final class StatusBoard: Sendable {
             state: state.name, summary: state.summary, attention: state.attentionName, advice: state.advice, leds: leds,
             lastSync: contents.lastSync, nextSync: contents.nextSync, startedAt: startedAt,
             contacts: contents.contacts, remotes: contents.remotes, events: contents.events.reversed(),
-            version: version, build: build, counters: contents.counters)
+            version: version, build: build, counters: contents.counters, runs: contents.runs, undo: contents.undo)
     }
 }
 

@@ -16,6 +16,8 @@ public final class SyncPass {
     let userAgent: String
     /// Whether the machine has a route to the internet; decides between "offline" and "server unreachable".
     let isOnline: @Sendable () -> Bool
+    /// The store's change sequence number when the restore points were last read (`refreshRestorePoints`).
+    var restorePointsSeq: Int64?
 
     public init(
         store: ContactStore, board: StatusBoard, logger: Logger, userAgent: String,
@@ -53,6 +55,7 @@ public final class SyncPass {
             $0.remotes = remotes
             $0.contacts = contacts
         }
+        refreshRestorePoints(force: true)
     }
 
     /// Syncs every remote. `shouldStop` is asked between chunks; `progress` hears which remote the pass is at and how
@@ -80,7 +83,8 @@ public final class SyncPass {
             let reason = "The contact store failed: \(error)"
             worst = Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
         }
-        pruneHistory(configuration.history, shouldStop: shouldStop)
+        let pruned = pruneHistory(configuration.history, shouldStop: shouldStop)
+        refreshRestorePoints(force: pruned > 0)
         let contacts = (try? store.count()) ?? board.update { $0.contacts }
         board.update {
             $0.contacts = contacts
@@ -91,15 +95,17 @@ public final class SyncPass {
     }
 
     /// Retention after the pass: a chunk of at most 100 rows per transaction, stopping with the daemon. A failure
-    /// is logged and left for the next pass: the contacts are safe either way.
-    private func pruneHistory(_ settings: HistorySettings, shouldStop: () -> Bool) {
+    /// is logged and left for the next pass: the contacts are safe either way. Returns how many rows went.
+    private func pruneHistory(_ settings: HistorySettings, shouldStop: () -> Bool) -> Int {
         do {
             let removed = try store.pruneHistory(
                 ContactStore.Retention(maxAge: settings.maxAge, maxVersions: settings.maxVersions),
                 shouldStop: shouldStop)
             if removed > 0 { logger.info("History pruned", metadata: ["history.removed": "\(removed)"]) }
+            return removed
         } catch {
             logger.warning("History could not be pruned", metadata: ["store.error": "\(error)"])
+            return 0
         }
     }
 

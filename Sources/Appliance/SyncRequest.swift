@@ -15,6 +15,8 @@ public enum SyncTrigger: String, Sendable, CaseIterable {
     case retry
     /// The configuration was reloaded (SIGHUP).
     case reload
+    /// A long press confirmed an undo armed on the status page: the undo, then a pass to carry it to the remotes.
+    case undo
 }
 
 /// One pass to run: why, and how.
@@ -24,11 +26,16 @@ public struct SyncRequest: Sendable, Equatable {
     public var confirmDeletions: Bool
     /// List every remote in full instead of asking for changes.
     public var fullCheck: Bool
+    /// Undo this run in the store before syncing (confirmed by a long press). The main loop confirms one undo at a
+    /// time and no other until it is done, so two never meet in one request.
+    public var undoRun: Int64?
 
-    public init(_ trigger: SyncTrigger, confirmDeletions: Bool = false, fullCheck: Bool = false) {
+    public init(_ trigger: SyncTrigger, confirmDeletions: Bool = false, fullCheck: Bool = false, undoRun: Int64? = nil)
+    {
         self.triggers = [trigger]
         self.confirmDeletions = confirmDeletions
         self.fullCheck = fullCheck || trigger == .fullCheck
+        self.undoRun = undoRun
     }
 
     /// One pass that does what both would have done.
@@ -37,6 +44,7 @@ public struct SyncRequest: Sendable, Equatable {
         merged.triggers.formUnion(other.triggers)
         merged.confirmDeletions = confirmDeletions || other.confirmDeletions
         merged.fullCheck = fullCheck || other.fullCheck
+        merged.undoRun = undoRun ?? other.undoRun
         return merged
     }
 

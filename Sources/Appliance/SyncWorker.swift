@@ -2,6 +2,7 @@ import CMalloc
 import Config
 import ContactStore
 import Logging
+import StatusServer
 import Synchronization
 
 /// Runs sync passes on a thread of its own, one at a time. A request that arrives while a pass runs waits, merged
@@ -16,9 +17,15 @@ public final class SyncWorker: Sendable {
         case passFinished(SyncPass.Result)
         /// The store cannot be opened: nothing can be synced until a person looks.
         case storeFailed(String)
+        /// What undoing a run would change (phase `previewed`), or why it cannot be undone (`failed`).
+        case undoPreviewed(StatusSnapshot.Undo)
+        /// A confirmed undo was done (`done`, before the pass that carries it to the remotes) or failed.
+        case undoFinished(StatusSnapshot.Undo)
     }
 
     private let pending = Mutex<SyncRequest?>(nil)
+    /// The run whose undo the page asked to preview; a newer ask replaces it.
+    private let pendingPreview = Mutex<Int64?>(nil)
     private let events = Mutex<[Event]>([])
     private let configuration: Mutex<Configuration>
     private let stopping = Atomic<Bool>(false)
@@ -56,6 +63,12 @@ public final class SyncWorker: Sendable {
         wake.signal()
     }
 
+    /// Asks for the dry run of undoing `run` (read only, done before the next pass).
+    public func requestUndoPreview(run: Int64) {
+        pendingPreview.withLock { $0 = run }
+        wake.signal()
+    }
+
     /// The configuration the next pass uses (after SIGHUP).
     public func reconfigure(_ new: Configuration) {
         configuration.withLock { $0 = new }
@@ -82,11 +95,17 @@ public final class SyncWorker: Sendable {
 
     private func loop(_ pass: SyncPass) {
         while !isStopping {
+            if let run = pendingPreview.withLock({ $0.take() }) {
+                post(.undoPreviewed(pass.previewUndo(run: run)))
+                continue
+            }
             guard let request = pending.withLock({ $0.take() }) else {
                 wake.wait()
                 continue
             }
             post(.passStarted(request))
+            // The undo first, then the pass carries it to every remote.
+            if let run = request.undoRun { post(.undoFinished(pass.undo(run: run))) }
             let result = pass.run(
                 request, configuration: configuration.withLock { $0 }, shouldStop: { [self] in isStopping },
                 progress: { [self] in post(.progress($0)) })

@@ -84,7 +84,8 @@ extension ContactStore {
         message, kind, note
         """
 
-    private static func syncRun(_ row: Row) throws -> SyncRun {
+    /// A run from the columns of ``runColumns``, in that order.
+    static func syncRun(_ row: Row) throws -> SyncRun {
         var outcome: SyncOutcome?
         if let text = try row.optionalString(4) {
             guard let known = SyncOutcome(rawValue: text) else {

@@ -8,6 +8,9 @@ public enum PanelState: Sendable, Equatable {
     case attention(Attention)
     /// A long press reached its threshold: all LEDs on until the button is released.
     case acknowledging
+    /// An undo was confirmed on the status page and waits for a long press: all LEDs blink slowly together, the
+    /// acknowledgement's look (all on) made a question.
+    case awaitingLongPress
     case stopped
 
     /// Why a person is needed, shown as a number of flashes of the error LED.
@@ -31,6 +34,8 @@ public enum PanelState: Sendable, Equatable {
         case .offline: PanelLook(power: .doubleFlash, sync: .off, error: .off)
         case .attention(let reason): PanelLook(power: .on, sync: .off, error: .flashes(reason.rawValue))
         case .acknowledging: PanelLook(power: .on, sync: .on, error: .on)
+        case .awaitingLongPress:
+            PanelLook(power: .blink(hertz: 0.5), sync: .blink(hertz: 0.5), error: .blink(hertz: 0.5))
         case .stopped: PanelLook(power: .off, sync: .off, error: .off)
         }
     }

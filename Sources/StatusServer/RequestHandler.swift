@@ -8,11 +8,13 @@ import SystemSupport
 /// Answers requests. libmicrohttpd calls it on its one internal polling thread; besides constants and `@Sendable`
 /// closures it holds the password attempts and the allowed hosts, each behind its own lock.
 final class RequestHandler: Sendable {
-    /// Request bodies are never used (`POST /api/sync` needs none), so anything over this is refused.
+    /// Request bodies are never used (`POST /api/sync` needs none, the undo's run is in the query string), so
+    /// anything over this is refused.
     static let maxBodyBytes = 1024
 
     private let snapshot: @Sendable () -> StatusSnapshot
     private let syncNow: @Sendable () -> Void
+    private let undo: @Sendable (UndoRequest) -> Void
     private let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
@@ -23,13 +25,15 @@ final class RequestHandler: Sendable {
 
     init(
         password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
-        snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void, logger: Logger
+        snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void,
+        undo: @escaping @Sendable (UndoRequest) -> Void, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
         self.clock = clock
         self.snapshot = snapshot
         self.syncNow = syncNow
+        self.undo = undo
         self.logger = logger
     }
 
@@ -91,12 +95,14 @@ final class RequestHandler: Sendable {
         let isRead = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
         if strcmp(path, "/api/sync") == 0 {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
-            let sameOrigin = RequestGuard.isSameOrigin(
-                origin: header(connection, "Origin"), host: header(connection, "Host"),
-                fetchSite: header(connection, "Sec-Fetch-Site"))
-            guard sameOrigin else { return .forbidden }
+            guard isSameOrigin(connection) else { return .forbidden }
             syncNow()
             return .syncRequested
+        }
+        if let step = Self.undoStep(path) {
+            guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
+            guard isSameOrigin(connection) else { return .forbidden }
+            return answerUndo(step, run: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "run"))
         }
         let page: Response
         if strcmp(path, "/") == 0 {
@@ -112,6 +118,49 @@ final class RequestHandler: Sendable {
         // > If response object is used to answer HEAD request then the body of the response is not used, while all
         // > headers (including automatic headers) are used.
         return isRead ? page : .methodNotAllowed(allow: "GET, HEAD")
+    }
+
+    /// The undo's three steps: `/api/undo/preview`, `/api/undo` (arm) and `/api/undo/cancel`.
+    private static func undoStep(_ path: UnsafePointer<CChar>) -> String? {
+        if strcmp(path, "/api/undo/preview") == 0 { return "preview" }
+        if strcmp(path, "/api/undo") == 0 { return "arm" }
+        if strcmp(path, "/api/undo/cancel") == 0 { return "cancel" }
+        return nil
+    }
+
+    /// Hands an undo step to the daemon. Arming needs the preview of the same run first (the page shows what the
+    /// undo would change and asks before it arms), and neither a preview nor an arm is taken while another undo
+    /// waits for the button or runs; the daemon checks the same again when it takes the request.
+    private func answerUndo(_ step: String, run text: UnsafePointer<CChar>?) -> Response {
+        if step == "cancel" {
+            undo(.cancel)
+            return .undoRequested(step: step, run: nil)
+        }
+        guard let run = UndoRequest.runNumber(text.map { String(cString: $0) }) else {
+            return .badRequest("Which run? Give its number, as the page lists it: /api/undo/preview?run=42")
+        }
+        let current = snapshot().undo
+        if let current, current.phase == .armed || current.phase == .confirmed {
+            return .conflict(
+                "The undo of run \(current.run) is \(current.phase == .armed ? "waiting for the button" : "running"); "
+                    + "cancel it or wait for it to end first.")
+        }
+        if step == "preview" {
+            undo(.preview(run: run))
+        } else {
+            guard let current, current.phase == .previewed, current.run == run else {
+                return .conflict("Check what undoing run \(run) would change first: /api/undo/preview?run=\(run).")
+            }
+            undo(.arm(run: run))
+        }
+        return .undoRequested(step: step, run: run)
+    }
+
+    /// Whether a request that changes something comes from the page itself (``RequestGuard/isSameOrigin``).
+    private func isSameOrigin(_ connection: OpaquePointer) -> Bool {
+        RequestGuard.isSameOrigin(
+            origin: header(connection, "Origin"), host: header(connection, "Host"),
+            fetchSite: header(connection, "Sec-Fetch-Site"))
     }
 
     /// nil when the request carries the right password; else the answer: 401 to ask for it, 429 while its client
@@ -177,6 +226,8 @@ final class RequestHandler: Sendable {
                 "http.method": "\(String(cString: method))", "http.path": "\(String(cString: path))",
                 "http.status": "\(response.status)",
             ])
-        return response.queue(on: connection, snapshot: snapshot)
+        // Without a password anyone on the network reads the page: no contact names then.
+        let redact = password == nil
+        return response.queue(on: connection) { redact ? snapshot().withoutNames() : snapshot() }
     }
 }

@@ -8,6 +8,13 @@ enum Response {
     case json
     case metrics
     case syncRequested
+    /// An undo request was handed to the daemon (`preview`, `arm` or `cancel`).
+    case undoRequested(step: String, run: Int64?)
+    /// A request this server cannot act on (a missing or malformed run number), with what to do instead.
+    case badRequest(String)
+    /// A request that does not fit the undo's current step (arming before the preview, a second undo while one
+    /// waits for the button), with why.
+    case conflict(String)
     case unauthorized
     /// The client sent too many wrong passwords: it may try again after this many seconds.
     case tooManyRequests(retryAfter: Duration)
@@ -33,7 +40,9 @@ enum Response {
     var status: UInt32 {
         switch self {
         case .page, .json, .metrics: UInt32(MHD_HTTP_OK)
-        case .syncRequested: UInt32(MHD_HTTP_ACCEPTED)
+        case .syncRequested, .undoRequested: UInt32(MHD_HTTP_ACCEPTED)
+        case .badRequest: UInt32(MHD_HTTP_BAD_REQUEST)
+        case .conflict: UInt32(MHD_HTTP_CONFLICT)
         case .unauthorized: UInt32(MHD_HTTP_UNAUTHORIZED)
         case .tooManyRequests: UInt32(MHD_HTTP_TOO_MANY_REQUESTS)
         case .hostMissing: UInt32(MHD_HTTP_BAD_REQUEST)
@@ -71,7 +80,16 @@ enum Response {
             body = ByteWriter(capacity: 32)
             body.raw("{\"requested\":true}\n")
             contentType = "application/json"
-        case .unauthorized, .tooManyRequests, .hostMissing, .misdirected, .forbidden, .notFound, .methodNotAllowed,
+        case .undoRequested(let step, let run):
+            body = ByteWriter(capacity: 64)
+            body.raw("{\"requested\":")
+            body.jsonString(step)
+            body.raw(",\"run\":")
+            body.jsonNumber(run)
+            body.raw("}\n")
+            contentType = "application/json"
+        case .badRequest, .conflict, .unauthorized, .tooManyRequests, .hostMissing, .misdirected, .forbidden, .notFound,
+            .methodNotAllowed,
             .contentTooLarge:
             body = ByteWriter(capacity: 64)
             body.raw(errorText)
@@ -124,7 +142,8 @@ enum Response {
         case .notFound: "Not found. The status page is at /, its data at /api/status and /metrics.\n"
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"
         case .contentTooLarge: "Request body too large.\n"
-        case .page, .json, .metrics, .syncRequested: ""
+        case .badRequest(let text), .conflict(let text): text + "\n"
+        case .page, .json, .metrics, .syncRequested, .undoRequested: ""
         }
     }
 }

@@ -10,13 +10,20 @@
 ///  "remotes":[{"name":"icloud","kind":"carddav","last_result":"ok","last_sync":1700000000,"uploaded":0,
 ///              "downloaded":2,"updated":1,"deleted":0,"conflicts":0,"errors":0,"message":null}],
 ///  "events":[{"time":1700000000,"level":"info","message":"Sync finished"}],
-///  "version":"1.0.0","build":"abc1234"}
+///  "version":"1.0.0","build":"abc1234",
+///  "runs":[{"id":42,"kind":"sync","remote":"icloud","started_at":1700000000,"finished_at":1700000004,
+///           "outcome":"ok","store":{"created":1,"updated":3,"deleted":0},
+///           "remote_counts":{"uploaded":0,"downloaded":1,"updated":3,"deleted":0},"note":null}],
+///  "undo":{"run":42,"phase":"armed","deadline":1700000120,"revived":0,"reverted":3,"deleted":1,"skipped":0,
+///          "undo_run":null,"message":null,"contacts":[{"name":"Ada Lovelace","action":"reverted"}]}}
 /// ```
+///
+/// `undo` is null until an undo is asked for on the page; its `contacts` are empty unless the page has a password.
 enum StatusJSON {
     /// Every key at the top level, in the order written: the tests check each is present.
     static let topLevelKeys = [
         "state", "summary", "attention", "advice", "leds", "last_sync", "next_sync", "started_at", "contacts",
-        "remotes", "events", "version", "build",
+        "remotes", "events", "version", "build", "runs", "undo",
     ]
 
     static func render(_ snapshot: StatusSnapshot, into writer: inout ByteWriter) {
@@ -62,7 +69,79 @@ enum StatusJSON {
         writer.jsonString(snapshot.version)
         writer.raw(",\"build\":")
         writer.jsonString(snapshot.build)
+        writer.raw(",\"runs\":")
+        writer.jsonArray(snapshot.runs, render)
+        writer.raw(",\"undo\":")
+        if let undo = snapshot.undo { render(undo, into: &writer) } else { writer.raw("null") }
         writer.raw("}\n")
+    }
+
+    private static func render(_ run: StatusSnapshot.Run, into writer: inout ByteWriter) {
+        writer.raw("{\"id\":")
+        writer.decimal(run.id)
+        writer.raw(",\"kind\":")
+        writer.jsonString(run.kind)
+        writer.raw(",\"remote\":")
+        writer.jsonString(run.remote)
+        writer.raw(",\"started_at\":")
+        writer.decimal(run.startedAt)
+        writer.raw(",\"finished_at\":")
+        writer.jsonNumber(run.finishedAt)
+        writer.raw(",\"outcome\":")
+        writer.jsonString(run.outcome)
+        writer.raw(",\"store\":{\"created\":")
+        writer.decimal(run.created)
+        writer.raw(",\"updated\":")
+        writer.decimal(run.updated)
+        writer.raw(",\"deleted\":")
+        writer.decimal(run.deleted)
+        writer.raw("},\"remote_counts\":")
+        if let counts = run.remoteCounts {
+            writer.raw("{\"uploaded\":")
+            writer.decimal(counts.uploaded)
+            writer.raw(",\"downloaded\":")
+            writer.decimal(counts.downloaded)
+            writer.raw(",\"updated\":")
+            writer.decimal(counts.updated)
+            writer.raw(",\"deleted\":")
+            writer.decimal(counts.deleted)
+            writer.raw("}")
+        } else {
+            writer.raw("null")
+        }
+        writer.raw(",\"note\":")
+        writer.jsonString(run.note)
+        writer.raw("}")
+    }
+
+    private static func render(_ undo: StatusSnapshot.Undo, into writer: inout ByteWriter) {
+        writer.raw("{\"run\":")
+        writer.decimal(undo.run)
+        writer.raw(",\"phase\":")
+        writer.jsonString(undo.phase.rawValue)
+        writer.raw(",\"deadline\":")
+        writer.jsonNumber(undo.deadline)
+        writer.raw(",\"revived\":")
+        writer.decimal(undo.revived)
+        writer.raw(",\"reverted\":")
+        writer.decimal(undo.reverted)
+        writer.raw(",\"deleted\":")
+        writer.decimal(undo.deleted)
+        writer.raw(",\"skipped\":")
+        writer.decimal(undo.skipped)
+        writer.raw(",\"undo_run\":")
+        writer.jsonNumber(undo.undoRun)
+        writer.raw(",\"message\":")
+        writer.jsonString(undo.message)
+        writer.raw(",\"contacts\":")
+        writer.jsonArray(undo.contacts) { contact, writer in
+            writer.raw("{\"name\":")
+            writer.jsonString(contact.name)
+            writer.raw(",\"action\":")
+            writer.jsonString(contact.action)
+            writer.raw("}")
+        }
+        writer.raw("}")
     }
 
     private static func render(_ remote: StatusSnapshot.Remote, into writer: inout ByteWriter) {

@@ -35,7 +35,19 @@ extension StatusPage {
         font:inherit;font-weight:600;cursor:pointer}
         button:disabled{opacity:.6}
         #sync-result{margin-left:.75rem;color:var(--muted)}
-        #remotes,#events{margin:0;padding:0;list-style:none}
+        #remotes,#events,#runs{margin:0;padding:0;list-style:none}
+        .run{padding:.65rem 0;border-top:1px solid var(--line)}.run:first-child{padding-top:0;border-top:0}
+        .run-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
+        .run-what{font-weight:600;overflow-wrap:anywhere}.run time{color:var(--muted);font-size:.85rem}
+        .run-store,.run-remote{margin:.2rem 0 0;color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
+        .undo-form{margin:.35rem 0 0}
+        button.undo-run,button.secondary{min-height:36px;padding:.35rem .9rem;background:var(--line);color:var(--text)}
+        .undo{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--warn);border-radius:.5rem;\
+        background:var(--bg)}
+        .undo-armed{border-left-color:var(--bad)}.undo-done{border-left-color:var(--ok)}
+        .undo form{display:inline-block;margin:.5rem .5rem 0 0}
+        #undo-text,#undo-result{margin:0;overflow-wrap:anywhere}#undo-result{color:var(--bad)}
+        #undo-contacts{margin:.3rem 0 0;padding-left:1.2rem}#undo-contacts .action{color:var(--muted)}
         .remote{padding:.65rem 0;border-top:1px solid var(--line)}.remote:first-child{padding-top:0;border-top:0}
         .remote-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
         .remote-name{font-weight:600;overflow-wrap:anywhere}
@@ -132,6 +144,87 @@ extension StatusPage {
             if (remote.message !== null) item.append(element("p", "message", remote.message));
             return item;
           }
+          function countList(counts) {
+            var parts = counts.filter(function (count) { return count[0] > 0; })
+              .map(function (count) { return count[0] + " " + count[1]; });
+            return parts.length ? parts.join(" \\u00b7 ") : "none changed";
+          }
+          // The same words as StatusPage+Undo.swift.
+          function runTitle(run) {
+            var title = run.kind === "sync" ? "Sync with " + (run.remote === null ? "a removed remote" : run.remote) :
+              run.kind.charAt(0).toUpperCase() + run.kind.slice(1);
+            return run.note === null ? title : title + " (" + run.note + ")";
+          }
+          function runItem(run) {
+            var item = element("li", "run kind-" + run.kind);
+            item.setAttribute("data-run", String(run.id));
+            var head = element("div", "run-head");
+            head.append(element("span", "run-what", runTitle(run)), " ", timeNode(run.started_at, "", false));
+            item.append(head, element("p", "run-store", "Contacts: " + countList([[run.store.created, "created"],
+              [run.store.updated, "updated"], [run.store.deleted, "deleted"]])));
+            var remote = run.remote_counts;
+            if (remote !== null) {
+              item.append(element("p", "run-remote", (run.remote === null ? "Remote" : run.remote) + ": " +
+                countList([[remote.uploaded, "sent"], [remote.downloaded, "received"], [remote.updated, "updated"],
+                  [remote.deleted, "deleted"]])));
+            }
+            var form = element("form", "undo-form");
+            form.method = "post";
+            form.setAttribute("action", "/api/undo/preview?run=" + run.id);
+            var button = element("button", "undo-run", "Undo this " + run.kind);
+            button.type = "submit";
+            button.setAttribute("data-run", String(run.id));
+            form.append(button);
+            item.append(form);
+            return item;
+          }
+          var ACTIONS = {revived: "brought back", reverted: "put back", deleted: "deleted",
+            "skipped-changed-since": "left alone: changed since"};
+          function undoCounts(u) {
+            var parts = [[u.revived, "brought back"], [u.reverted, "put back"], [u.deleted, "deleted"]]
+              .filter(function (count) { return count[0] > 0; })
+              .map(function (count) { return count[0] + " " + count[1]; });
+            if (!parts.length) parts = ["no contact changed"];
+            if (u.skipped > 0) parts.push(u.skipped + " left alone (changed since)");
+            return parts.join(", ");
+          }
+          function undoText(u) {
+            var run = "run " + u.run;
+            switch (u.phase) {
+              case "checking": return "Checking what undoing " + run + " would change\\u2026";
+              case "previewed": return "Undoing " + run + " would change the contacts: " + undoCounts(u) + ". Undo it?";
+              case "armed": return "To undo " + run + ", hold the button on the box for 3 seconds, until all lights " +
+                "are on, then let go. A short press cancels; unconfirmed, it lapses by itself. It would change: " +
+                undoCounts(u) + ".";
+              case "confirmed": return "Undoing " + run + "\\u2026";
+              case "done": return "Run " + u.run + " undone: " + undoCounts(u) + (u.undo_run === null ? "." :
+                ". This undo is run " + u.undo_run + ", and can be undone too.");
+              case "failed": return "The undo of " + run + " failed: " +
+                (u.message === null ? "see the events" : u.message) + ".";
+              case "cancelled": return "The undo of " + run + " was cancelled; nothing changed.";
+              case "expired": return "The undo of " + run + " was not confirmed at the box in time; nothing changed.";
+              default: return u.phase;
+            }
+          }
+          function renderUndo(u) {
+            var box = byId("undo");
+            box.hidden = u === null;
+            if (u === null) return;
+            box.className = "undo undo-" + u.phase;
+            box.setAttribute("data-phase", u.phase);
+            box.setAttribute("data-run", String(u.run));
+            byId("undo-text").textContent = undoText(u);
+            var contacts = byId("undo-contacts");
+            contacts.replaceChildren.apply(contacts, u.contacts.map(function (contact) {
+              var item = element("li", "", contact.name + " ");
+              item.append(element("span", "action", label(ACTIONS, contact.action)));
+              return item;
+            }));
+            var confirm = byId("undo-confirm-form");
+            confirm.hidden = u.phase !== "previewed";
+            confirm.setAttribute("action", "/api/undo?run=" + u.run);
+            byId("undo-cancel-form").hidden = ["checking", "previewed", "armed"].indexOf(u.phase) < 0;
+          }
           function eventItem(event) {
             var item = element("li", "event level-" + event.level);
             item.append(timeNode(event.time, "", true), " ", element("span", "message", event.message));
@@ -160,15 +253,23 @@ extension StatusPage {
             byId("last-sync").setAttribute("data-unix", s.last_sync === null ? "" : String(s.last_sync));
             byId("next-sync").setAttribute("data-unix", s.next_sync === null ? "" : String(s.next_sync));
             byId("contacts").textContent = String(s.contacts);
-            var lists = JSON.stringify([s.remotes, s.events]);
+            var lists = JSON.stringify([s.remotes, s.events, s.runs]);
             if (lists !== shown) {
               shown = lists;
               fill("remotes", s.remotes.map(remoteItem), "No address books configured.");
               fill("events", s.events.map(eventItem), "Nothing yet.");
+              fill("runs", s.runs.map(runItem), "No changes to the contacts yet.");
             }
+            renderUndo(s.undo);
             var version = byId("version");
             version.querySelector(".version").textContent = s.version;
             version.querySelector(".build").textContent = s.build;
+          }
+          function refreshSoon() {
+            fetch("/api/status", {cache: "no-store"})
+              .then(function (response) { return response.ok ? response.json() : null; })
+              .then(function (s) { if (s) render(s); })
+              .catch(function () {});
           }
           function refresh() {
             var live = byId("live");
@@ -203,6 +304,24 @@ extension StatusPage {
               })
               .catch(function () { result.textContent = "Cannot reach the box"; })
               .then(function () { setTimeout(function () { button.disabled = false; }, 2000); });
+          });
+          // "Undo this ...", "Undo it" and "Cancel": none changes a contact; the box's button has the last word.
+          document.addEventListener("submit", function (event) {
+            var form = event.target;
+            if (!form.classList.contains("undo-form") && form.id !== "undo-confirm-form" &&
+              form.id !== "undo-cancel-form") return;
+            event.preventDefault();
+            var result = byId("undo-result");
+            result.textContent = "";
+            fetch(form.getAttribute("action"), {method: "POST"})
+              .then(function (response) {
+                if (response.status === 202) return;
+                return response.text().then(function (text) {
+                  result.textContent = text || "Refused (HTTP " + response.status + ")";
+                });
+              })
+              .catch(function () { result.textContent = "Cannot reach the box"; })
+              .then(refreshSoon);
           });
           paintTimes();
           refresh();

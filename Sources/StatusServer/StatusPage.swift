@@ -13,6 +13,7 @@
 /// - `#sync-form` and its button `#sync-now`, `#sync-result` ("Sync requested");
 /// - `#remotes`: one `li.remote.result-<last_result>` per remote with `.remote-name`, `.kind`, `.result`,
 ///   `.counts`, `.remote-when`, `.message`;
+/// - `#runs` and `#undo`: the restore points and the undo asked for (`StatusPage+Undo.swift`);
 /// - `#events`, newest first: `li.event.level-<level>` with `time` and `.message`;
 /// - `#version` with `.version` and `.build`; `#live` (whether the page is still updating).
 enum StatusPage {
@@ -83,7 +84,9 @@ enum StatusPage {
             """)
         for remote in snapshot.remotes { self.remote(remote, now: now, into: &w) }
         if snapshot.remotes.isEmpty { w.raw("<li class=\"empty\">No address books configured.</li>\n") }
-        w.raw("</ul>\n</section>\n<section>\n<h2>Events</h2>\n<ol id=\"events\">\n")
+        w.raw("</ul>\n</section>\n")
+        restorePoints(snapshot, now: now, into: &w)
+        w.raw("<section>\n<h2>Events</h2>\n<ol id=\"events\">\n")
         for event in snapshot.events {
             w.raw("<li class=\"event level-")
             w.html(event.level)
@@ -141,7 +144,7 @@ enum StatusPage {
 
     /// `<time data-unix="...">3 min ago (2024-05-01 09:05 UTC)</time>`; the script rewrites it in local time.
     /// Without `now` the relative part is left out (the event log is read as a list of moments).
-    private static func time(_ seconds: Int64?, id: String?, empty: String, now: Int64?, into w: inout ByteWriter) {
+    static func time(_ seconds: Int64?, id: String?, empty: String, now: Int64?, into w: inout ByteWriter) {
         w.raw("<time")
         if let id {
             w.raw(" id=\"")

@@ -4,13 +4,14 @@ import Logging
 import Synchronization
 
 /// The appliance's status page (`/`), its JSON (`/api/status`), its Prometheus metrics (`/metrics`) and the
-/// "Sync now" action (`POST /api/sync`), served by libmicrohttpd.
+/// "Sync now" action (`POST /api/sync`) and the undo's steps (`POST /api/undo/preview`, `/api/undo`,
+/// `/api/undo/cancel`: none changes a contact, the box's button confirms), served by libmicrohttpd.
 ///
 /// Listening starts in `init` and ends with `stop()` or when the server is released. MHD runs one internal thread
 /// with epoll (where there is epoll): a status page sees a few requests a second, and one thread answering each from
 /// a snapshot in microseconds serves thousands, where a thread per connection would cost a stack per visitor.
 ///
-/// `snapshot` and `syncNow` run on that thread, one request at a time: keep them quick and non-blocking (take a
+/// `snapshot`, `syncNow` and `undo` run on that thread, one request at a time: keep them quick and non-blocking (take a
 /// lock, copy, signal), and never call `stop()` from them, as stopping waits for that thread to finish.
 public final class StatusServer: Sendable {
     /// The bound port: `settings.port`, or the one the system picked when that was 0.
@@ -26,11 +27,12 @@ public final class StatusServer: Sendable {
     /// Starts listening on `settings.host` and `settings.port`.
     public convenience init(
         settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
-        syncNow: @escaping @Sendable () -> Void, logger: Logger
+        syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
+        logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMilliseconds, systemHosts: AllowedHosts.readSystemHosts,
-            snapshot: snapshot, syncNow: syncNow, logger: logger)
+            snapshot: snapshot, syncNow: syncNow, undo: undo, logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -38,7 +40,8 @@ public final class StatusServer: Sendable {
     init(
         settings: Settings, clock: @escaping @Sendable () -> Int64,
         systemHosts: @escaping @Sendable () -> Set<String>, snapshot: @escaping @Sendable () -> StatusSnapshot,
-        syncNow: @escaping @Sendable () -> Void, logger: Logger
+        syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
+        logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let socket = try ListenSocket.open(host: settings.host, port: settings.port)
@@ -46,7 +49,7 @@ public final class StatusServer: Sendable {
             configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
-            syncNow: syncNow, logger: logger)
+            syncNow: syncNow, undo: undo, logger: logger)
         // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
         // so MHD never uses the pointer after the handler is gone.
         let context = Unmanaged.passUnretained(handler).toOpaque()

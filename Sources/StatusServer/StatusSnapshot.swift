@@ -25,6 +25,13 @@ public struct StatusSnapshot: Sendable, Equatable {
     public var version: String
     public var build: String
     public var counters: Counters
+    /// The restore points: the latest runs that changed the store, newest first, at most ``runLimit``.
+    public var runs: [Run]
+    /// The undo asked for on the page, from its preview to its end; nil when none was asked for since the start.
+    public var undo: Undo?
+
+    /// How many restore points the page lists.
+    public static let runLimit = 10
 
     public struct LED: Sendable, Equatable {
         /// `power`, `sync` or `error`.
@@ -90,6 +97,129 @@ public struct StatusSnapshot: Sendable, Equatable {
         }
     }
 
+    /// A run that changed the store (a sync with one remote, or an import, delete, edit, restore or undo on the
+    /// box), with what it did on each side as the sync journal and the history record it: a restore point.
+    public struct Run: Sendable, Equatable {
+        public var id: Int64
+        /// `sync`, `import`, `delete`, `edit`, `restore` or `undo`.
+        public var kind: String
+        /// The remote of a sync; nil for a local operation or a removed remote.
+        public var remote: String?
+        /// Unix seconds.
+        public var startedAt: Int64
+        public var finishedAt: Int64?
+        /// `ok`, `failed`, `needs-confirmation`, `interrupted`; nil while it runs.
+        public var outcome: String?
+        /// The store's side: contacts the run created, updated and deleted in the store (what an undo takes back).
+        public var created: Int
+        public var updated: Int
+        public var deleted: Int
+        /// The remote's side of a sync, as the journal counts it; nil for a local operation.
+        public var remoteCounts: RemoteCounts?
+        /// What a local operation was asked to do ("undo of run 12").
+        public var note: String?
+
+        public struct RemoteCounts: Sendable, Equatable {
+            public var uploaded: Int
+            public var downloaded: Int
+            public var updated: Int
+            public var deleted: Int
+
+            public init(uploaded: Int, downloaded: Int, updated: Int, deleted: Int) {
+                self.uploaded = uploaded
+                self.downloaded = downloaded
+                self.updated = updated
+                self.deleted = deleted
+            }
+        }
+
+        public init(
+            id: Int64, kind: String, remote: String? = nil, startedAt: Int64, finishedAt: Int64? = nil,
+            outcome: String? = nil, created: Int = 0, updated: Int = 0, deleted: Int = 0,
+            remoteCounts: RemoteCounts? = nil, note: String? = nil
+        ) {
+            self.id = id
+            self.kind = kind
+            self.remote = remote
+            self.startedAt = startedAt
+            self.finishedAt = finishedAt
+            self.outcome = outcome
+            self.created = created
+            self.updated = updated
+            self.deleted = deleted
+            self.remoteCounts = remoteCounts
+            self.note = note
+        }
+    }
+
+    /// "Undo this sync" from the page: what the undo of `run` would change (the store's dry run), then whether it
+    /// waits for the button, was confirmed, done, cancelled or expired.
+    public struct Undo: Sendable, Equatable {
+        public enum Phase: String, Sendable {
+            /// The box is working out what the undo would change.
+            case checking
+            /// What it would change is known: the page asks the person to confirm.
+            case previewed
+            /// Confirmed on the page: the box waits for a long press until `deadline`.
+            case armed
+            /// Confirmed by the long press: the undo runs, then a sync carries it to the remotes.
+            case confirmed
+            case done
+            case failed
+            /// Cancelled on the page or by a short press.
+            case cancelled
+            /// No long press before the deadline.
+            case expired
+        }
+
+        public var run: Int64
+        public var phase: Phase
+        /// Unix seconds until which a long press confirms (while armed).
+        public var deadline: Int64?
+        /// From the preview, then from the undo itself: contacts brought back, put back, deleted, and skipped
+        /// because they changed after the run.
+        public var revived: Int
+        public var reverted: Int
+        public var deleted: Int
+        public var skipped: Int
+        /// The undo's own run once done (itself a restore point).
+        public var undoRun: Int64?
+        /// Why it failed, for people.
+        public var message: String?
+        /// Some of the contacts it changes, at most ``contactLimit``. Names are shown only behind the page's
+        /// password: the server leaves them out when there is none.
+        public var contacts: [Contact]
+
+        public static let contactLimit = 10
+
+        public struct Contact: Sendable, Equatable {
+            public var name: String
+            /// `revived`, `reverted`, `deleted` or `skipped-changed-since`.
+            public var action: String
+
+            public init(name: String, action: String) {
+                self.name = name
+                self.action = action
+            }
+        }
+
+        public init(
+            run: Int64, phase: Phase, deadline: Int64? = nil, revived: Int = 0, reverted: Int = 0, deleted: Int = 0,
+            skipped: Int = 0, undoRun: Int64? = nil, message: String? = nil, contacts: [Contact] = []
+        ) {
+            self.run = run
+            self.phase = phase
+            self.deadline = deadline
+            self.revived = revived
+            self.reverted = reverted
+            self.deleted = deleted
+            self.skipped = skipped
+            self.undoRun = undoRun
+            self.message = message
+            self.contacts = contacts
+        }
+    }
+
     /// Totals since the daemon started, for `/metrics` (Prometheus `_total` counters).
     public struct Counters: Sendable, Equatable {
         /// Sync runs of one remote, by `ok`, `failed`, `deletions_held`, `interrupted`.
@@ -110,7 +240,8 @@ public struct StatusSnapshot: Sendable, Equatable {
     public init(
         state: String, summary: String, attention: String? = nil, advice: String? = nil, leds: [LED],
         lastSync: Int64? = nil, nextSync: Int64? = nil, startedAt: Int64, contacts: Int, remotes: [Remote],
-        events: [Event], version: String, build: String, counters: Counters = Counters()
+        events: [Event], version: String, build: String, counters: Counters = Counters(), runs: [Run] = [],
+        undo: Undo? = nil
     ) {
         self.state = state
         self.summary = summary
@@ -126,5 +257,14 @@ public struct StatusSnapshot: Sendable, Equatable {
         self.version = version
         self.build = build
         self.counters = counters
+        self.runs = runs
+        self.undo = undo
+    }
+
+    /// The snapshot without contact names, for a page without a password (anyone on the network can read it).
+    public func withoutNames() -> StatusSnapshot {
+        var copy = self
+        copy.undo?.contacts = []
+        return copy
     }
 }

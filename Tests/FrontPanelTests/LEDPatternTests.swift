@@ -34,7 +34,7 @@ struct LEDPatternTests {
 
     @Test("every state has a look a person can tell from every other")
     func statesAreDistinct() {
-        var states: [PanelState] = [.starting, .idle, .syncing, .offline, .acknowledging, .stopped]
+        var states: [PanelState] = [.starting, .idle, .syncing, .offline, .acknowledging, .awaitingLongPress, .stopped]
         states += PanelState.Attention.allCases.map { .attention($0) }
         let traces = states.map { state in
             let look = state.look
@@ -42,6 +42,12 @@ struct LEDPatternTests {
         }
         #expect(Set(traces).count == states.count)
         #expect(PanelState.stopped.look.levels(at: .milliseconds(1234)) == .allOff)
+        // Waiting for the long press that confirms an undo: all three together, one second on, one off.
+        #expect(
+            PanelState.awaitingLongPress.look.levels(at: .milliseconds(500))
+                == LEDLevels(power: true, sync: true, error: true))
+        #expect(PanelState.awaitingLongPress.look.levels(at: .milliseconds(1500)) == .allOff)
+        #expect(PanelState.awaitingLongPress.look.power.description == "blinking 0.5 Hz")
         #expect(
             PanelState.idle.look.levels(at: .milliseconds(1234)) == LEDLevels(power: true, sync: false, error: false))
     }

@@ -32,6 +32,24 @@ struct BrowserTests {
         #expect(dom.contains("Live: updated every second"))
     }
 
+    @Test("The script draws the restore points and the undo's step from the JSON, names only behind the password")
+    func undoDom() throws {
+        try #require(chromiumMissing == nil, "\(chromiumMissing ?? "")")
+        let server = try makeServer(snapshot: makeUndoSnapshot(.previewed))
+        let output = try runChromium(["--dump-dom", "http://127.0.0.1:\(server.port)/"])
+        let start = try #require(output.firstRange(of: "<html"), "no DOM in Chromium's output:\n\(output)")
+        let dom = String(output[start.lowerBound...])
+        // Set after the script's render(): an error in drawing the runs or the undo would leave it out.
+        #expect(dom.contains(#"data-live="1""#), "the page's script did not update the page")
+        #expect(dom.contains(#"<li class="run kind-sync" data-run="42">"#))
+        #expect(dom.contains(#"action="/api/undo/preview?run=42""#))
+        #expect(dom.contains("Sync with Work \"Team\""))
+        #expect(!dom.contains("<script>alert(1)"))
+        #expect(dom.contains(#"data-phase="previewed""#))
+        #expect(dom.contains("Undoing run 42 would change the contacts: 3 put back, 1 deleted. Undo it?"))
+        #expect(!dom.contains("Lovelace"))
+    }
+
     @Test("A phone-sized screenshot of the page is saved as an artefact")
     func screenshot() throws {
         try #require(chromiumMissing == nil, "\(chromiumMissing ?? "")")

@@ -55,6 +55,31 @@ final class SyncRecorder: Sendable {
     }
 }
 
+/// The undo requests the server handed on, from whichever thread MHD calls on.
+final class UndoRecorder: Sendable {
+    private let calls = Mutex<[UndoRequest]>([])
+
+    var requests: [UndoRequest] { calls.withLock { $0 } }
+
+    func record(_ request: UndoRequest) {
+        calls.withLock { $0.append(request) }
+    }
+}
+
+/// A snapshot a test changes while the server runs (the daemon's board, in small).
+final class SnapshotBox: Sendable {
+    private let stored: Mutex<StatusSnapshot>
+
+    init(_ snapshot: StatusSnapshot) {
+        stored = Mutex(snapshot)
+    }
+
+    var current: StatusSnapshot {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
+}
+
 /// Everything logged, for checking what is (and is not) in the log.
 final class LogRecords: Sendable {
     private let stored = Mutex<[String]>([])
@@ -99,14 +124,15 @@ final class ManualClock: Sendable {
 func makeServer(
     snapshot: StatusSnapshot = makeSnapshot(), password: String? = nil, allowedHosts: [String] = [],
     recorder: SyncRecorder = SyncRecorder(), records: LogRecords = LogRecords(), clock: ManualClock = ManualClock(),
-    systemHosts: @escaping @Sendable () -> Set<String> = { ["127.0.0.1", "::1", "box", "box.local"] }
+    systemHosts: @escaping @Sendable () -> Set<String> = { ["127.0.0.1", "::1", "box", "box.local"] },
+    undo: UndoRecorder = UndoRecorder(), live: SnapshotBox? = nil
 ) throws -> StatusServer {
     var logger = Logger(label: "StatusServerTests") { _ in RecordingLogHandler(records: records) }
     logger.logLevel = .debug
     return try StatusServer(
         settings: StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, allowedHosts: allowedHosts),
-        clock: { clock.now }, systemHosts: systemHosts, snapshot: { snapshot }, syncNow: { recorder.record() },
-        logger: logger)
+        clock: { clock.now }, systemHosts: systemHosts, snapshot: { live?.current ?? snapshot },
+        syncNow: { recorder.record() }, undo: { undo.record($0) }, logger: logger)
 }
 
 /// `GET path` on `server`.

@@ -56,6 +56,21 @@ status_json() {
 	fi
 }
 
+# post_page PATH: a POST to the status page as its own script sends it (same origin); prints the HTTP status.
+post_page() {
+	if command -v curl >/dev/null; then
+		curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST -H 'Origin: http://127.0.0.1:8080' \
+			"http://127.0.0.1:8080$1"
+	else
+		# busybox wget prints no status: 202 when it succeeds, else the status from its error line
+		if wget -q -O /dev/null --post-data '' "http://127.0.0.1:8080$1" 2>/tmp/wget.err; then
+			echo 202
+		else
+			sed -n 's/.*HTTP\/1.[01] \([0-9]*\).*/\1/p' /tmp/wget.err | head -n 1
+		fi
+	fi
+}
+
 # status_has PATTERN: /api/status (saved in /tmp/status.json) matches the grep pattern.
 status_has() {
 	status_json >/tmp/status.json 2>/dev/null

@@ -1,0 +1,32 @@
+import StatusServer
+import Synchronization
+
+/// The status page's undo requests on their way to the main loop, which alone decides on them (the server's thread
+/// only posts). Bounded: a page cannot make the loop's queue grow, the oldest request makes way.
+public final class PageRequests: Sendable {
+    static let limit = 8
+
+    private let waiting = Mutex<[UndoRequest]>([])
+    private let mainLoop: WakeUp
+
+    public init(mainLoop: WakeUp) {
+        self.mainLoop = mainLoop
+    }
+
+    /// From the status server's thread: queue it and wake the main loop.
+    public func post(_ request: UndoRequest) {
+        waiting.withLock { waiting in
+            if waiting.count >= Self.limit { waiting.removeFirst() }
+            waiting.append(request)
+        }
+        mainLoop.signal()
+    }
+
+    /// What arrived since the last call, oldest first.
+    public func take() -> [UndoRequest] {
+        waiting.withLock { waiting in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+    }
+}

@@ -1,0 +1,148 @@
+/// The restore points and the undo on the page: each run that changed the store, with an "Undo this sync" form, and
+/// the undo asked for, step by step. The forms post to `/api/undo/preview`, `/api/undo` and `/api/undo/cancel`;
+/// the script does the same with `fetch` and then shows the answer in `#undo`. Nothing here can change a contact:
+/// after the page's confirmation the box waits for a long press of its button.
+///
+/// Hooks: `#runs` holding one `li.run.kind-<kind>` per restore point (`data-run`) with `.run-what`, `time`,
+/// `.run-store`, `.run-remote` and `form.undo-form` (its `button.undo-run`); `#undo` (hidden until an undo is asked
+/// for, class `undo-<phase>`, `data-phase`, `data-run`) with `#undo-text`, `#undo-contacts`, `#undo-confirm-form`
+/// and its `#undo-confirm`, `#undo-cancel-form` and its `#undo-cancel`.
+extension StatusPage {
+    static func restorePoints(_ snapshot: StatusSnapshot, now: Int64, into w: inout ByteWriter) {
+        w.raw("<section>\n<h2>Restore points</h2>\n<p id=\"undo-result\" role=\"alert\"></p>\n")
+        undo(snapshot.undo, into: &w)
+        w.raw("<ol id=\"runs\">\n")
+        for run in snapshot.runs { self.run(run, now: now, into: &w) }
+        if snapshot.runs.isEmpty { w.raw("<li class=\"empty\">No changes to the contacts yet.</li>\n") }
+        w.raw("</ol>\n</section>\n")
+    }
+
+    private static func run(_ run: StatusSnapshot.Run, now: Int64, into w: inout ByteWriter) {
+        w.raw("<li class=\"run kind-")
+        w.html(run.kind)
+        w.raw("\" data-run=\"")
+        w.decimal(run.id)
+        w.raw("\"><div class=\"run-head\"><span class=\"run-what\">")
+        w.html(runTitle(run))
+        w.raw("</span> ")
+        time(run.startedAt, id: nil, empty: "", now: now, into: &w)
+        w.raw("</div>\n<p class=\"run-store\">")
+        w.html(storeCounts(run))
+        w.raw("</p>\n")
+        if let text = remoteCounts(run) {
+            w.raw("<p class=\"run-remote\">")
+            w.html(text)
+            w.raw("</p>\n")
+        }
+        w.raw("<form class=\"undo-form\" method=\"post\" action=\"/api/undo/preview?run=")
+        w.decimal(run.id)
+        w.raw("\"><button class=\"undo-run\" type=\"submit\" data-run=\"")
+        w.decimal(run.id)
+        w.raw("\">")
+        w.html(undoLabel(run))
+        w.raw("</button></form></li>\n")
+    }
+
+    private static func undo(_ undo: StatusSnapshot.Undo?, into w: inout ByteWriter) {
+        w.raw("<div id=\"undo\" class=\"undo undo-")
+        w.html(undo?.phase.rawValue ?? "none")
+        w.raw("\" role=\"status\" data-phase=\"")
+        w.html(undo?.phase.rawValue ?? "")
+        w.raw("\" data-run=\"")
+        if let undo { w.decimal(undo.run) }
+        w.raw("\"")
+        if undo == nil { w.raw(" hidden") }
+        w.raw("><p id=\"undo-text\">")
+        w.html(undo.map(undoText) ?? "")
+        w.raw("</p>\n<ul id=\"undo-contacts\">")
+        for contact in undo?.contacts ?? [] {
+            w.raw("<li>")
+            w.html(contact.name)
+            w.raw(" <span class=\"action\">")
+            w.html(actionLabel(contact.action))
+            w.raw("</span></li>")
+        }
+        let run = undo?.run ?? 0
+        w.raw("</ul>\n<form id=\"undo-confirm-form\" method=\"post\" action=\"/api/undo?run=")
+        w.decimal(run)
+        w.raw("\"")
+        if undo?.phase != .previewed { w.raw(" hidden") }
+        w.raw("><button id=\"undo-confirm\" type=\"submit\">Undo it</button></form>\n")
+        w.raw("<form id=\"undo-cancel-form\" method=\"post\" action=\"/api/undo/cancel\"")
+        let cancellable: [StatusSnapshot.Undo.Phase] = [.checking, .previewed, .armed]
+        if !cancellable.contains(undo?.phase ?? .done) { w.raw(" hidden") }
+        w.raw("><button id=\"undo-cancel\" class=\"secondary\" type=\"submit\">Cancel</button></form>\n</div>\n")
+    }
+
+    /// "Sync with icloud", "Import", "Undo (undo of run 12)". The script has the same words.
+    static func runTitle(_ run: StatusSnapshot.Run) -> String {
+        let title =
+            run.kind == "sync"
+            ? "Sync with " + (run.remote ?? "a removed remote")
+            : (run.kind.first.map { $0.uppercased() + run.kind.dropFirst() } ?? run.kind)
+        return run.note.map { title + " (" + $0 + ")" } ?? title
+    }
+
+    static func undoLabel(_ run: StatusSnapshot.Run) -> String {
+        "Undo this " + run.kind
+    }
+
+    /// The store's side: "Contacts: 2 created · 1 updated", or "Contacts: none changed".
+    static func storeCounts(_ run: StatusSnapshot.Run) -> String {
+        "Contacts: " + countList([(run.created, "created"), (run.updated, "updated"), (run.deleted, "deleted")])
+    }
+
+    /// The remote's side of a sync: "icloud: 1 sent · 2 received"; nil for a local operation.
+    static func remoteCounts(_ run: StatusSnapshot.Run) -> String? {
+        guard let counts = run.remoteCounts else { return nil }
+        return (run.remote ?? "Remote") + ": "
+            + countList([
+                (counts.uploaded, "sent"), (counts.downloaded, "received"), (counts.updated, "updated"),
+                (counts.deleted, "deleted"),
+            ])
+    }
+
+    private static func countList(_ counts: [(Int, String)]) -> String {
+        let parts = counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "none changed" : parts.joined(separator: " \u{B7} ")
+    }
+
+    /// What the undo would do or did: "3 back, 2 put back, 1 deleted, 1 left alone (changed since)".
+    static func undoCounts(_ undo: StatusSnapshot.Undo) -> String {
+        var parts = [
+            (undo.revived, "brought back"), (undo.reverted, "put back"), (undo.deleted, "deleted"),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        if parts.isEmpty { parts = ["no contact changed"] }
+        if undo.skipped > 0 { parts.append("\(undo.skipped) left alone (changed since)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// One line per step; the script has the same words (`undoText`).
+    static func undoText(_ undo: StatusSnapshot.Undo) -> String {
+        let run = "run \(undo.run)"
+        switch undo.phase {
+        case .checking: return "Checking what undoing \(run) would change\u{2026}"
+        case .previewed: return "Undoing \(run) would change the contacts: \(undoCounts(undo)). Undo it?"
+        case .armed:
+            return "To undo \(run), hold the button on the box for 3 seconds, until all lights are on, then let go. "
+                + "A short press cancels; unconfirmed, it lapses by itself. It would change: \(undoCounts(undo))."
+        case .confirmed: return "Undoing \(run)\u{2026}"
+        case .done:
+            return "Run \(undo.run) undone: \(undoCounts(undo))"
+                + (undo.undoRun.map { ". This undo is run \($0), and can be undone too." } ?? ".")
+        case .failed: return "The undo of \(run) failed: \(undo.message ?? "see the events")."
+        case .cancelled: return "The undo of \(run) was cancelled; nothing changed."
+        case .expired: return "The undo of \(run) was not confirmed at the box in time; nothing changed."
+        }
+    }
+
+    static func actionLabel(_ action: String) -> String {
+        switch action {
+        case "revived": "brought back"
+        case "reverted": "put back"
+        case "deleted": "deleted"
+        case "skipped-changed-since": "left alone: changed since"
+        default: action
+        }
+    }
+}

@@ -297,9 +297,14 @@ extension CardParser {
     /// RFC 4648 base64 (white space aside, which folding leaves); missing padding is tolerated, since it decodes
     /// all the same.
     static func isBase64(_ text: Substring) -> Bool {
+        // A photo is tens of KB: its bytes in place, not a Substring's UTF-8 view index by index.
+        text.utf8.withContiguousStorageIfAvailable(isBase64) ?? isBase64(Array(text.utf8))
+    }
+
+    private static func isBase64(_ bytes: some Sequence<UInt8>) -> Bool {
         var count = 0
         var padding = 0
-        for byte in text.utf8 where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
             if byte == UInt8(ascii: "=") {
                 padding += 1
             } else if padding > 0 || !isBase64Letter(byte) {

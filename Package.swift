@@ -127,9 +127,12 @@ let package = Package(
             name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "SystemSupport", "TestSupport"]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
+        // The executables too: RestoreCommandSyncTests runs `contactbox` against a real Radicale.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport"]),
+            dependencies: [
+                "Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport", "contactbox", "contactbox-remote",
+            ]),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
         .testTarget(

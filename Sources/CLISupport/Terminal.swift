@@ -26,6 +26,11 @@ public enum Terminal {
         return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }()
 
+    /// Something a person should know that does not stop the command: `<4>` (warning) under systemd.
+    public static func warning(_ message: String) {
+        write((stderrIsJournal ? "<4>" : "") + "contactbox: warning: " + message + "\n")
+    }
+
     public static func note(_ message: String) {
         write(message + "\n")
     }

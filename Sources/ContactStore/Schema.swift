@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [String] = [version1, version2, version3, version4, version5]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -167,5 +167,20 @@ enum Schema {
         CREATE INDEX history_uid_time ON history (uid, recorded_at, id) WHERE kind <> 'archived';
         -- Retention prunes the oldest rows first.
         CREATE INDEX history_time ON history (recorded_at, id);
+        """
+
+    private static let version5 = """
+        -- Retention's own record, one row. counted_through and max_versions: after the last complete pass by count,
+        -- every UID with a history row up to counted_through had at most max_versions rows (NULL: no such pass
+        -- yet), so the next pass looks only at the UIDs of later rows instead of walking the whole history.
+        -- pruned_before: the newest time of a row retention removed (0: none), before which `as of` a time may
+        -- miss versions.
+        CREATE TABLE retention (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            counted_through INTEGER NOT NULL DEFAULT 0,
+            max_versions INTEGER,
+            pruned_before INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO retention (id) VALUES (1);
         """
 }

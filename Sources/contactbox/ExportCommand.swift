@@ -16,7 +16,8 @@ struct ExportCommand: ParsableCommand {
 
             With --as-of TIME, the contacts as they were then (those deleted since included, those created since \
             left out), in the order they were first stored. TIME is as for `contactbox restore`: 2026-11-23T16:05 \
-            (local time unless it ends in Z or an offset), or a span back from now (90m, 2h, 3d).
+            (local time unless it ends in Z or an offset), or a span back from now (90m, 2h, 3d). A TIME before \
+            history that retention has pruned gives a warning on stderr: the export may not be the store as it was.
 
             \(Exit.summary)
             """)
@@ -47,7 +48,9 @@ struct ExportCommand: ParsableCommand {
                 progress.update(done: exported, items: exported)
             }
             if let asOf {
-                try contacts.forEachContact(asOf: try RestoreCommand.time(asOf)) { try write(uid: $0, vcard: $1) }
+                let time = try RestoreCommand.time(asOf)
+                RestoreCommand.warnIfPruned(after: time, in: contacts)
+                try contacts.forEachContact(asOf: time) { try write(uid: $0, vcard: $1) }
             } else {
                 try contacts.forEachContact { try write(uid: $0.uid, vcard: $0.vcard) }
             }

@@ -22,7 +22,7 @@ struct RestoreCommand: ParsableCommand {
             sync carries it to every remote like a local edit; a sync that would then delete more than the \
             remote's max_delete_share holds the deletions (exit 10) until `contactbox sync --confirm-deletions` or \
             a long press of the button confirms them. History older than the retention is gone: a time before it \
-            gives the oldest state still known.
+            gives the oldest state still known, with a warning on stderr that says up to when history was pruned.
 
             \(Exit.summary)
             """)
@@ -55,6 +55,7 @@ struct RestoreCommand: ParsableCommand {
                 try restoreOne(uid, in: contacts)
             } else if let asOf {
                 let time = try Self.time(asOf)
+                Self.warnIfPruned(after: time, in: contacts)
                 let summary = try contacts.restore(
                     asOf: time, note: "as of \(PointInTime.localText(time))", dryRun: dryRun
                 ) { print(Self.line($0)) }
@@ -93,6 +94,7 @@ struct RestoreCommand: ParsableCommand {
             what = "version \(version)"
         } else if let asOf {
             let time = try Self.time(asOf)
+            Self.warnIfPruned(after: time, in: contacts)
             target = try contacts.state(uid: uid, at: time)
             what = "as of \(PointInTime.localText(time))"
         } else {
@@ -137,6 +139,15 @@ struct RestoreCommand: ParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// Warns on stderr when retention has removed versions after `time`: the state "as of" it is then built from an
+    /// incomplete history and may not be what the store held. Exit codes are unchanged.
+    static func warnIfPruned(after time: Int64, in contacts: ContactStore) {
+        guard let prunedBefore = try? contacts.historyPrunedBefore(), time < prunedBefore else { return }
+        Terminal.warning(
+            "history up to \(PointInTime.localText(prunedBefore)) has been pruned (the [history] retention), so this"
+                + " may not be the state at \(PointInTime.localText(time))")
     }
 
     /// `revived  Ann  uid-1`: one changed contact, its name and UID made safe to show.

@@ -14,7 +14,10 @@ struct MigrationTests {
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
             try $0.string(0)
         }
-        #expect(tables == ["contacts", "history", "refused_items", "remote_items", "remotes", "sequence", "sync_runs"])
+        #expect(
+            tables == [
+                "contacts", "history", "refused_items", "remote_items", "remotes", "retention", "sequence", "sync_runs",
+            ])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)
     }
@@ -81,7 +84,7 @@ struct SchemaFourMigrationTests {
                 """)
         }
         let store = try ContactStore(path: path)
-        #expect(try Database(path: path).userVersion == 4)
+        #expect(try Database(path: path).userVersion == Int32(ContactStore.schemaVersion))
         #expect(try store.history(uid: "a").map(\.kind) == [.archived, .updated])
         #expect(try store.history(uid: "b").map(\.kind) == [.deleted])
         #expect(try store.history(uid: "c").map(\.kind) == [.archived])

@@ -54,6 +54,80 @@ struct RetentionTests {
         #expect(try store.history(uid: "a").map(\.kind) == [.updated, .updated, .deleted])
     }
 
+    @Test("the store remembers up to when retention removed rows, by age or by count; nothing before the first")
+    func prunedBefore() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.upsert(try makeCard(uid: "a", name: "A0"), reason: "test")
+        #expect(try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(90), maxVersions: 1)) == 0)
+        #expect(try store.historyPrunedBefore() == nil)
+
+        fixture.clock.advance(by: 10 * Self.day)
+        try store.upsert(try makeCard(uid: "a", name: "A1"), reason: "test")
+        let firstEdit = try #require(try store.history(uid: "a", limit: 1).first?.recordedAt)
+        fixture.clock.advance(by: 10 * Self.day)
+        try store.upsert(try makeCard(uid: "a", name: "A2"), reason: "test")
+        // By count: the creation and the first edit go; the newest of them is the first edit.
+        #expect(try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(90), maxVersions: 1)) == 2)
+        #expect(try store.historyPrunedBefore() == firstEdit)
+
+        fixture.clock.advance(by: 100 * Self.day)
+        let ageCutoff = fixture.clock.now() - 90 * Self.day
+        #expect(try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(90), maxVersions: nil)) == 1)
+        let byAge = try #require(try store.historyPrunedBefore())
+        #expect(byAge > firstEdit && byAge < ageCutoff)
+        #expect(try fixture.reopen().historyPrunedBefore() == byAge)
+    }
+
+    @Test("the count looks only at contacts with rows since its last complete pass, unless the count went down")
+    func pruneByCountLooksAtNewRowsOnly() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let keepTwo = ContactStore.Retention(maxAge: Self.days(365), maxVersions: 2)
+        for index in 0..<4 {
+            try store.upsert(try makeCard(uid: "a", name: "A\(index)"), reason: "test")
+            try store.upsert(try makeCard(uid: "b", name: "B\(index)"), reason: "test")
+        }
+        #expect(try store.pruneHistory(keepTwo) == 4)  // 2 of a, 2 of b; ids 1 to 4 are free again
+
+        // Rows slipped in below the pass's mark (as no writer of the store does) are not looked at again...
+        let raw = try fixture.rawDatabase()
+        for id in 1...3 {
+            try raw.run(
+                """
+                INSERT INTO history (id, uid, vcard, hash, reason, recorded_at, kind)
+                VALUES (?, 'z', '', '', 'test', ?, 'created')
+                """, Int64(id), fixture.clock.now())
+        }
+        // ...while a contact with a new row is: a gets its third row and goes back to two.
+        try store.upsert(try makeCard(uid: "a", name: "A4"), reason: "test")
+        #expect(try store.pruneHistory(keepTwo) == 1)
+        #expect(try store.history(uid: "z").count == 3)
+        #expect(try store.history(uid: "a").count == 2)
+
+        // A smaller count than the last pass's looks at every contact again.
+        #expect(try store.pruneHistory(ContactStore.Retention(maxAge: Self.days(365), maxVersions: 1)) == 2 + 1 + 1)
+        #expect(try store.history(uid: "z").count == 1)
+    }
+
+    @Test("after the whole history went by age, the ids handed out again are counted")
+    func pruneByCountAfterIdsAreReused() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let retention = ContactStore.Retention(maxAge: Self.days(90), maxVersions: 2)
+        for index in 0..<3 {
+            try store.upsert(try makeCard(uid: "a", name: "A\(index)"), reason: "test")
+        }
+        #expect(try store.pruneHistory(retention) == 1)  // counted through id 3
+        fixture.clock.advance(by: 100 * Self.day)
+        #expect(try store.pruneHistory(retention) == 2)  // by age: the history is empty
+        for index in 0..<3 {
+            try store.upsert(try makeCard(uid: "b", name: "B\(index)"), reason: "test")  // ids 1 to 3 again
+        }
+        #expect(try store.pruneHistory(retention) == 1)
+        #expect(try store.history(uid: "b").count == 2)
+    }
+
     /// What the default retention (90 days) costs for 10,000 contacts edited once a week each: 13 versions of
     /// every contact. Run with CONTACTBOX_MEASURE_HISTORY=1; it prints the figure (Docs/architecture.md quotes it).
     @Test(

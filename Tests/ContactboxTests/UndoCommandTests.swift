@@ -199,4 +199,33 @@ struct PruneHistoryCommandTests {
         let bad = try contactbox(["prune-history", "--db", work.db, "--config", none, "--max-age", "soon"])
         #expect(bad.status == 64)
     }
+
+    @Test("--as-of a time before pruned history warns on stderr that the result may not be that state; exit 0")
+    func asOfBeforePrunedHistoryWarns() throws {
+        let work = try Workspace()
+        #expect(try contactbox(["import", "--db", work.db, try work.file("in.vcf", card("ada", "Ada"))]).status == 0)
+        for name in ["Ada Two", "Ada Three"] {
+            let update = try contactbox([
+                "import", "--db", work.db, "--update", try work.file("in.vcf", card("ada", name)),
+            ])
+            #expect(update.status == 0, "\(update.stderr)")
+        }
+        let dayAgo = try contactbox(["export", "--db", work.db, "--as-of", "1d"])
+        #expect(dayAgo.status == 0 && !dayAgo.stderr.contains("warning"), "\(dayAgo.stderr)")
+
+        let none = work.path + "/none.toml"
+        let pruned = try contactbox(["prune-history", "--db", work.db, "--config", none, "--max-versions", "1"])
+        #expect(pruned.stderr.contains("Removed 2 history rows"), "\(pruned.stderr)")
+        for command in [["export"], ["restore", "--dry-run"], ["restore", "ada", "--dry-run"]] {
+            let result = try contactbox(command + ["--db", work.db, "--as-of", "1d"])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let warning = result.stderr.split(separator: "\n").filter { $0.hasPrefix("contactbox: warning: ") }
+            #expect(warning.count == 1, "\(command): \(result.stderr)")
+            #expect(warning.first?.contains("has been pruned") == true)
+            #expect(warning.first?.contains("may not be the state at") == true)
+        }
+        let later = try contactbox(["export", "--db", work.db, "--as-of", "2099-01-01T00:00Z"])
+        #expect(later.status == 0 && !later.stderr.contains("warning"), "\(later.stderr)")
+        #expect(later.stdout.contains("FN:Ada Three"))
+    }
 }

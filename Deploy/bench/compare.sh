@@ -57,6 +57,8 @@ source Deploy/lib/bench-work.sh
 source Deploy/lib/bench-radicale.sh
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
+# shellcheck source=Deploy/lib/bench-daemon.sh
+source Deploy/lib/bench-daemon.sh
 radicale_configure "$work"
 
 # step BUILD NAME CMD...: runs CMD sampled and keeps its wall, CPU and footprint under BUILD/NAME.
@@ -96,16 +98,7 @@ for n in "${sizes[@]}"; do
             step "$build" import "${bin[$build]}" import --db "$work/store.sqlite" "$work/contacts.vcf"
             step "$build" export "${bin[$build]}" export --db "$work/store.sqlite" --out "$work/export.vcf"
             rm -f "$work"/store.sqlite*
-            cat >"$work/contactbox.toml" <<CONF
-store = "$work/store.sqlite"
-[[remote]]
-name = "radicale"
-kind = "carddav"
-url = "$book"
-username = "alice"
-password_file = "$work/password"
-$ca_line
-CONF
+            printf 'store = "%s"\n%s' "$work/store.sqlite" "$(carddav_remote)" >"$work/contactbox.toml"
             step "$build" download "${bin[$build]}" sync --config "$work/contactbox.toml"
             step "$build" no-op "${bin[$build]}" sync --config "$work/contactbox.toml"
         done

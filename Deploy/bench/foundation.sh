@@ -27,17 +27,6 @@ source Deploy/lib/bench-work.sh
 
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
-# measure NAME CMD...: runs CMD sampled; sets wall_s, fp_kb, hwm_kb and pss_kb. A failing
-# CMD stops the benchmark, showing its stderr.
-measure() {
-    local name=$1
-    shift
-    if ! footprint_run "$work/$name.fp" "$@" >/dev/null 2>"$work/$name.err"; then
-        echo "$name failed:" >&2
-        cat "$work/$name.err" >&2
-        exit 1
-    fi
-}
 
 failures=()
 # check N WHAT RSS_KB: compares one figure with the budgets.
@@ -55,10 +44,10 @@ row run N "wall s" "footprint MB" "peak RSS MB" "PSS MB"
 for n in "${sizes[@]}"; do
     python3 Deploy/bench/gen_contacts.py "$n" "$work/contacts.vcf"
     rm -f "$work"/bench.sqlite* "$work/export.vcf"
-    measure import "$contactbox" import --db "$work/bench.sqlite" "$work/contacts.vcf"
+    footprint_named import "$contactbox" import --db "$work/bench.sqlite" "$work/contacts.vcf"
     row import "$n" "$wall_s" "$(mb "$fp_kb")" "$(mb "$hwm_kb")" "$(mb "$pss_kb")"
     check "$n" import "$fp_kb"
-    measure export "$contactbox" export --db "$work/bench.sqlite" --out "$work/export.vcf"
+    footprint_named export "$contactbox" export --db "$work/bench.sqlite" --out "$work/export.vcf"
     row export "$n" "$wall_s" "$(mb "$fp_kb")" "$(mb "$hwm_kb")" "$(mb "$pss_kb")"
     check "$n" export "$fp_kb"
 done

@@ -106,17 +106,6 @@ echo "size on disk: $imported_mb MB after the import, $store_mb MB after the edi
     "$hist_mb MB, $hist_pct% of the file"
 echo
 
-# measure NAME CMD...: runs CMD sampled; sets wall_s, fp_kb, hwm_kb and pss_kb. A failing CMD stops the benchmark,
-# showing its stderr; its stderr is kept in $work/NAME.err.
-measure() {
-    local name=$1
-    shift
-    if ! footprint_run "$work/$name.fp" "$@" >/dev/null 2>"$work/$name.err"; then
-        echo "$name failed:" >&2
-        cat "$work/$name.err" >&2
-        exit 1
-    fi
-}
 
 failures=()
 row() { printf '%-31s %8s %13s %12s %8s\n' "$@"; }
@@ -124,7 +113,7 @@ row() { printf '%-31s %8s %13s %12s %8s\n' "$@"; }
 step() {
     local name=$1
     shift
-    measure "$name" "$@"
+    footprint_named "$name" "$@"
     row "$name" "$wall_s" "$(mb "$fp_kb")" "$(mb "$hwm_kb")" "$(mb "$pss_kb")"
     ((fp_kb <= budget_kb)) || failures+=("$name: footprint $(mb "$fp_kb") MB > 8 MB")
 }

@@ -7,6 +7,8 @@
 #   footprint_watch PID OUT    samples a running process in the background until footprint_stop OUT
 #   footprint_window OUT       the peaks since the previous footprint_window (or the watch's start)
 #   footprint_stop OUT         the peaks over the whole watch (the process may have exited meanwhile)
+#   footprint_named NAME CMD...  footprint_run with its output in $work/NAME.fp and stderr in $work/NAME.err,
+#                              standard output dropped; a failing CMD stops the benchmark, showing its stderr
 #   footprint_now PID          one sample now (also sets rss_kb)
 #   mb KB                      KiB as MB, one decimal
 
@@ -21,6 +23,17 @@ footprint_run() {
     # shellcheck disable=SC1090 # written by footprint.py: one line of assignments
     source "$out"
     return "$run_status"
+}
+
+footprint_named() {
+    local name=$1
+    shift
+    # shellcheck disable=SC2154 # work: Deploy/lib/bench-work.sh
+    if ! footprint_run "$work/$name.fp" "$@" >/dev/null 2>"$work/$name.err"; then
+        echo "$name failed:" >&2
+        cat "$work/$name.err" >&2
+        exit 1
+    fi
 }
 
 footprint_watch() {

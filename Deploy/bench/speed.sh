@@ -50,6 +50,8 @@ source Deploy/lib/bench-radicale.sh
 source Deploy/lib/bench-xandikos.sh
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
+# shellcheck source=Deploy/lib/bench-vdirsyncer.sh
+source Deploy/lib/bench-vdirsyncer.sh
 # shellcheck source=Deploy/lib/cpucap.sh
 source Deploy/lib/cpucap.sh
 radicale_configure "$work"
@@ -108,34 +110,6 @@ measure() {
     total_requests=$(grep -c 'http.method=' "$work/err" || true)
 }
 
-# run_vdirsyncer FOLDER: vdirsyncer syncs the server with FOLDER (status kept beside it), under "${prefix[@]}";
-# sets wall_s ...
-run_vdirsyncer() {
-    local folder=$1
-    rm -rf "$folder.status" && mkdir -p "$folder"
-    cat >"$work/vdirsyncer.conf" <<CONF
-[general]
-status_path = "$folder.status/"
-[pair bench]
-a = "server"
-b = "folder"
-collections = null
-[storage server]
-type = "carddav"
-url = "$server_book"
-username = "alice"
-password.fetch = ["command", "cat", "$work/password"]
-${REQUESTS_CA_BUNDLE:+verify = \"$REQUESTS_CA_BUNDLE\"}
-[storage folder]
-type = "filesystem"
-path = "$folder/"
-fileext = ".vcf"
-CONF
-    .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" discover >/dev/null 2>&1 </dev/null
-    footprint_run "$work/vds-fp" "${prefix[@]}" .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" sync \
-        >/dev/null 2>"$work/vds-err" </dev/null || { cat "$work/vds-err" >&2 && exit 1; }
-}
-
 # floor JOB ARGS...: Deploy/bench/floor.py against the server; its output (floor_s, listing_s, token_s) is eval'd.
 floor_s=0 listing_s=0 token_s=0
 floor() { python3 Deploy/bench/floor.py "$1" "$server_book" alice "$work/password" "${@:2}"; }
@@ -180,7 +154,7 @@ for s in "${servers[@]}"; do
         # vdirsyncer, then the floors, each on a fresh server.
         server_start "$n"
         rm -rf "$work/vds"
-        run_vdirsyncer "$work/vds"
+        vdirsyncer_run "$server_book" "$work/vds" "${prefix[@]}"
         vds_s=$wall_s
         server_start "$n"
         eval "$(floor download-sync)"
@@ -211,7 +185,7 @@ for s in "${servers[@]}"; do
             q_s=$wall_s
             server_start "$n"
             rm -rf "$work/vds"
-            run_vdirsyncer "$work/vds"
+            vdirsyncer_run "$server_book" "$work/vds" "${prefix[@]}"
             prefix=()
             qv_s=$wall_s q_ratio=$(ratio "$q_s" "$qv_s")
             cpucap_remove
@@ -247,7 +221,7 @@ for s in "${servers[@]}"; do
         server_start 0
         rm -rf "$work/vds-up"
         python3 Deploy/bench/seed_radicale.py split "$work/upload.vcf" "$work/vds-up"
-        run_vdirsyncer "$work/vds-up"
+        vdirsyncer_run "$server_book" "$work/vds-up" "${prefix[@]}"
         upv_s=$wall_s
         server_start 0
         eval "$(floor upload "$work/upload.vcf")"

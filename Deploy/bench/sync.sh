@@ -47,6 +47,8 @@ CONF
 
 # shellcheck source=Deploy/lib/footprint.sh
 source Deploy/lib/footprint.sh
+# shellcheck source=Deploy/lib/bench-vdirsyncer.sh
+source Deploy/lib/bench-vdirsyncer.sh
 # measure CMD...: runs CMD sampled, with request logging; sets wall_s, fp_kb, hwm_kb, pss_kb, requests.
 measure() {
     if ! CONTACTBOX_LOG_LEVEL=debug footprint_run "$work/fp" "$@" >"$work/out" 2>"$work/err"; then
@@ -93,31 +95,10 @@ for n in "${sizes[@]}"; do
     row "1% each side $n" "$wall_s" $(memory) "$requests"
     budget "$n" changes "$fp_kb"
 
-    # vdirsyncer: the same server and data, into a folder.
-    cat >"$work/vdirsyncer.conf" <<CONF
-[general]
-status_path = "$work/vds-status-$n/"
-[pair bench]
-a = "server"
-b = "folder"
-collections = null
-[storage server]
-type = "carddav"
-url = "$book"
-username = "alice"
-password.fetch = ["command", "cat", "$work/password"]
-${REQUESTS_CA_BUNDLE:+verify = \"$REQUESTS_CA_BUNDLE\"}
-[storage folder]
-type = "filesystem"
-path = "$work/vds-$n/"
-fileext = ".vcf"
-CONF
-    mkdir -p "$work/vds-$n"
-    # Radicale lists the edits above as changes; start vdirsyncer from the same seeded state.
+    # vdirsyncer: the same server and data, into a folder. Radicale lists the edits above as changes; start
+    # vdirsyncer from the same seeded state.
     start_radicale "$n"
-    .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" discover >/dev/null 2>&1 </dev/null
-    footprint_run "$work/vds-fp" .venv/bin/vdirsyncer -c "$work/vdirsyncer.conf" sync \
-        >/dev/null 2>"$work/vds-err" </dev/null || { cat "$work/vds-err" >&2 && exit 1; }
+    vdirsyncer_run "$book" "$work/vds-$n"
     ratio=$(awk -v a="$download_s" -v b="$wall_s" 'BEGIN { printf "%.2f", a / b }')
     # shellcheck disable=SC2046
     row "vdirsyncer download $n" "$wall_s" $(memory) "ContactBox takes ${ratio}x its time"

@@ -110,6 +110,26 @@ dark_now() {
 	[ "$(level "$POWER")$(level "$SYNC")$(level "$ERROR")" = 000 ]
 }
 
+# dark_before_exit PID: watches the three LEDs, without forking, from now until they read 0 together (success)
+# or PID has exited (failure; a zombie counts as exited). Released lines float back to their pull-up (1), so all
+# three at 0 can only be the daemon's doing while it still holds them; a poll with forks and sleeps can miss a
+# stop that takes half a second. Start it in the background before the stop is asked for. 60 s at most.
+dark_before_exit() {
+	local power sync error p s e now end stat
+	_gpio_vm_off "$POWER" && power=$GPIO_VM_SYSFS/sim_gpio$_gpio_vm_o/value
+	_gpio_vm_off "$SYNC" && sync=$GPIO_VM_SYSFS/sim_gpio$_gpio_vm_o/value
+	_gpio_vm_off "$ERROR" && error=$GPIO_VM_SYSFS/sim_gpio$_gpio_vm_o/value
+	read -r now _ </proc/uptime
+	end=$((${now%.*} + 60))
+	while [ "${now%.*}" -lt "$end" ] && read -r stat 2>/dev/null <"/proc/$1/stat"; do
+		case $stat in *") Z "* | *") X "*) break ;; esac
+		read -r p <"$power" && read -r s <"$sync" && read -r e <"$error" && [ "$p$s$e" = 000 ] && return 0
+		read -r now _ </proc/uptime
+	done
+	echo "the LEDs read $p$s$e (power, sync, error) when process $1 was gone" >&2
+	return 1
+}
+
 # blinking LED: the LED changed at least once in half a second.
 blinking() {
 	[ "$(count_edges "$1" 0.5)" -gt 0 ]

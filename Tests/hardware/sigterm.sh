@@ -8,10 +8,10 @@ expected=$(contactbox list --db /var/lib/contactbox/contacts.sqlite | wc -l)
 start_daemon
 check "the daemon drives the LEDs" daemon_drives_leds
 check "the start-up sync runs: files arrive" within 60 sh -c '[ "$(find /var/lib/nas -name "*.vcf" | wc -l)" -gt 0 ]'
+dark_before_exit "$pid" & watcher=$!
 started=$(date +%s)
 kill -TERM "$pid"
-# Released lines float back to their pull-up (1): all three at 0 together can only be the daemon's doing.
-check "the LEDs go dark while it stops" within 3 dark_now
+check "the LEDs go dark while it stops, before it lets go of them" wait "$watcher"
 wait "$pid"
 rc=$?
 took=$(($(date +%s) - started))

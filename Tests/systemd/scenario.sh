@@ -135,9 +135,10 @@ check "Reload: the new remote is syncing (files arrive)" within 60 sh -c '[ "$(f
 # The time is systemd's own: from just before the request (the guest's uptime, which is CLOCK_MONOTONIC in a VM
 # that never suspends) to the main process's exit; polling with whole-second deadlines cannot measure 5 s.
 mark_journal /tmp/cursor
+dark_before_exit "$(main_pid)" & watcher=$!
 read -r requested _ </proc/uptime
 systemctl stop --no-block "$unit"
-check "Stop: the LEDs go dark" within 3 dark_now
+check "Stop: the LEDs go dark before it lets go of them" wait "$watcher"
 check "Stop: the process ends" within 30 sh -c '[ "$(systemctl show -p MainPID --value contactbox)" = 0 ] && [ "$(systemctl is-active contactbox)" = inactive ]'
 stop_ms=$((($(show ExecMainExitTimestampMonotonic) - ${requested/./}0000) / 1000))
 echo "stopped in $stop_ms ms; result $(show Result), status $(show ExecMainStatus)"

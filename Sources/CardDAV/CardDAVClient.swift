@@ -111,10 +111,11 @@ public final class CardDAVClient {
     /// Sends a PROPFIND or REPORT and streams the multistatus to `onResponse` as it arrives. Throws the
     /// classified error for any status but 207, and `.malformedResponse` for a body that is not a multistatus.
     func multistatus(
-        _ method: String, _ url: String, depth: String?, body: [UInt8],
+        _ method: String, _ url: String, depth: String?, body: [UInt8], lowSpeedTime: Duration? = nil,
         onResponse: (MultistatusResponse) throws -> Void
     ) throws -> (HTTPResponse, MultistatusSummary) {
-        let request = Self.multistatusRequest(method, url, depth: depth, body: body)
+        var request = Self.multistatusRequest(method, url, depth: depth, body: body)
+        request.lowSpeedTime = lowSpeedTime
         return try withoutActuallyEscaping(onResponse) { onResponse in
             let reception = MultistatusReception(method: method, url: url, onResponse: onResponse)
             let response: HTTPResponse

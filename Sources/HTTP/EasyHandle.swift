@@ -40,8 +40,8 @@ final class EasyHandle {
         try set(CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeout.wholeMilliseconds))
         // > If the average transfer speed is below LOW_SPEED_LIMIT bytes/second during LOW_SPEED_TIME
         // > seconds, libcurl considers the transfer too slow and aborts.
+        // (LOW_SPEED_TIME is set per hop, in `configure`.)
         try set(CURLOPT_LOW_SPEED_LIMIT, configuration.lowSpeedLimit)
-        try set(CURLOPT_LOW_SPEED_TIME, Int(configuration.transferTimeout.wholeSecondsRoundingUp))
         try set(CURLOPT_TIMEOUT_MS, Int(configuration.totalTimeout.wholeMilliseconds))
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
@@ -66,12 +66,13 @@ final class EasyHandle {
 
     /// Sets up one hop: where, how, with which headers and credentials, and whose callbacks.
     func configure(
-        method: String, url: String, headers: [String], hasBody: Bool, bodyCount: Int,
+        method: String, url: String, headers: [String], hasBody: Bool, bodyCount: Int, lowSpeedTime: Duration,
         credentials: Credentials?, digest: Bool, context: TransferContext
     ) throws(HTTPError) {
         errorBuffer[0] = 0
         tlsNote.pointee.resumed = -1
         try set(CURLOPT_URL, url)
+        try set(CURLOPT_LOW_SPEED_TIME, Int(lowSpeedTime.wholeSecondsRoundingUp))
         // > HTTPGET: forces the HTTP request to get back to using GET; also turns off UPLOAD and NOBODY.
         try set(CURLOPT_HTTPGET, 1)
         try set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)

@@ -287,6 +287,7 @@ extension HTTPClient {
             try easy.configure(
                 method: transfer.method, url: transfer.url, headers: try transfer.headerLines(),
                 hasBody: transfer.body != nil, bodyCount: transfer.body?.count ?? 0,
+                lowSpeedTime: transfer.lowSpeedTime ?? configuration.transferTimeout,
                 credentials: credentials, digest: usesDigest, context: transfer.context)
             transfer.hopStarted = .now
             try multi.add(easy)

@@ -8,6 +8,7 @@ final class Transfer {
     var url: String
     var headers: [HTTPHeader]
     var body: [UInt8]?
+    let lowSpeedTime: Duration?
     var redirects = 0
     var sendsCredentials: Bool
     /// Whether this hop authenticated with Basic (so a Digest challenge calls for another try).
@@ -25,6 +26,7 @@ final class Transfer {
         url = request.url
         headers = request.headers
         body = request.body
+        lowSpeedTime = request.lowSpeedTime
         sendsCredentials = hasCredentials
     }
 

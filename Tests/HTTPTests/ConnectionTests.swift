@@ -32,6 +32,21 @@ struct ConnectionTests {
         #expect(error?.kind == .timeout)
     }
 
+    @Test("A request's own low-speed time replaces the client's for it alone, on the same connection")
+    func requestLowSpeedTime() throws {
+        let server = try TestServer()
+        let client = try makeClient(transferTimeout: .seconds(1))
+        // A listing the server computes for 2 s before its first byte: far inside its own 60 s.
+        let patient = HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=2", lowSpeedTime: .seconds(60))
+        let (response, _) = try client.send(patient)
+        #expect(response.status == 200)
+        // The next request on that reused handle has the client's 1 s again.
+        let error = #expect(throws: HTTPError.self) {
+            _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=60"))
+        }
+        #expect(error?.kind == .timeout)
+    }
+
     @Test(
         "A server that trickles bytes, or promises more than it sends, gives timeout",
         arguments: ["/trickle?n=600&interval=0.1", "/trickle?n=10&interval=0&claim=100000&hold=60"])

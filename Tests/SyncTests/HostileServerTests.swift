@@ -79,12 +79,13 @@ struct HostileServerTests {
         #expect(report.counts.downloaded == 1)
         #expect(report.counts.uploaded == 1)
         #expect(Set(try fixture.localContents().keys) == ["u1", "mine"])
-        #expect(server.requests.count == 3)  // the listing, the multiget of u1, the upload of mine
+        // the sync-token (none given), the listing, the multiget of u1, the upload of mine
+        #expect(server.requests.count == 4)
         for request in server.requests {
             #expect(request.url.hasPrefix("http://127.0.0.1:5232/alice/book/"), "\(request.method) \(request.url)")
             #expect(!request.url.contains("..") && !request.url.lowercased().contains("%2e"))
         }
-        let multiget = String(decoding: server.requests[1].body ?? [], as: UTF8.self)
+        let multiget = String(decoding: server.requests[2].body ?? [], as: UTF8.self)
         #expect(!multiget.contains("other") && !multiget.contains("etc") && !multiget.contains("enc.vcf"))
     }
 }

@@ -5,8 +5,8 @@
 # vdirsyncer downloads the same data from the same server for the ratio. Memory is
 # the footprint (peak private memory, Deploy/lib/footprint.py), with peak RSS (VmHWM)
 # and PSS beside it. Budgets (exit 1 if one fails): footprint <= 8 MB at every size
-# and within 1 MB of the first size; a no-op sync is one request; the 10,000
-# download takes at most a third of vdirsyncer's wall time.
+# and within 1 MB of the first size; a no-op sync is one request. The ratio to
+# vdirsyncer is printed; the speed goals are Deploy/bench/speed.sh's.
 #   BENCH_SIZES="1000 10000" Deploy/bench/sync.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -102,10 +102,6 @@ for n in "${sizes[@]}"; do
     ratio=$(awk -v a="$download_s" -v b="$wall_s" 'BEGIN { printf "%.2f", a / b }')
     # shellcheck disable=SC2046
     row "vdirsyncer download $n" "$wall_s" $(memory) "ContactBox takes ${ratio}x its time"
-    if ((n == 10000)); then
-        awk -v r="$ratio" 'BEGIN { exit !(r <= 1 / 3) }' ||
-            failures+=("N=10000 download takes ${ratio}x vdirsyncer's time, more than a third")
-    fi
 done
 
 # Initial upload of 1,000 into an empty book.
@@ -124,4 +120,4 @@ if ((${#failures[@]})); then
     printf 'budget FAILED: %s\n' "${failures[@]}"
     exit 1
 fi
-echo "budget ok: footprint <= 8 MB and flat within 1 MB; a no-op sync is one request; the 10,000 download is within a third of vdirsyncer's time"
+echo "budget ok: footprint <= 8 MB and flat within 1 MB; a no-op sync is one request"

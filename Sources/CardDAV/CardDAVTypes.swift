@@ -8,18 +8,15 @@ public struct AddressBookInfo: Sendable, Equatable {
     public var supportsSyncCollection: Bool
     /// vCard versions from `CARDDAV:supported-address-data`: ["3.0"] when the server does not say.
     public var supportedVersions: [String]
-    /// `CS:getctag`, when the server has one.
-    public var ctag: String?
 
     public init(
         url: String, displayName: String? = nil, supportsSyncCollection: Bool = true,
-        supportedVersions: [String] = ["3.0"], ctag: String? = nil
+        supportedVersions: [String] = ["3.0"]
     ) {
         self.url = url
         self.displayName = displayName
         self.supportsSyncCollection = supportsSyncCollection
         self.supportedVersions = supportedVersions
-        self.ctag = ctag
     }
 }
 

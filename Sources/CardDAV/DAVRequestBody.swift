@@ -1,8 +1,7 @@
 /// The XML bodies of the requests the client sends.
 enum DAVRequestBody {
     static let prolog = #"<?xml version="1.0" encoding="utf-8"?>"#
-    static let namespaces =
-        #"xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav" xmlns:CS="http://calendarserver.org/ns/""#
+    static let namespaces = #"xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:carddav""#
 
     /// PROPFIND for the given properties ("D:getetag", "C:addressbook-home-set" ...).
     static func propfind(_ properties: [String]) -> [UInt8] {

@@ -5,7 +5,7 @@ import CXML2
 /// counter, and their text is never kept.
 struct ElementTracker {
     enum Namespace {
-        case dav, cardDAV, calendarServer, other
+        case dav, cardDAV, other
 
         init(_ uri: UnsafePointer<xmlChar>?) {
             guard let uri else {
@@ -15,14 +15,13 @@ struct ElementTracker {
             switch String(cString: uri) {
             case "DAV:": self = .dav
             case "urn:ietf:params:xml:ns:carddav": self = .cardDAV
-            case "http://calendarserver.org/ns/": self = .calendarServer
             default: self = .other
             }
         }
     }
 
     enum Field {
-        case etag, displayName, addressData, ctag, syncToken
+        case etag, displayName, addressData, syncToken
     }
 
     enum Role: Equatable {
@@ -129,7 +128,6 @@ struct ElementTracker {
         case (.dav, "displayname"): return .value(.displayName)
         case (.dav, "sync-token"): return .value(.syncToken)
         case (.cardDAV, "address-data"): return .value(.addressData)
-        case (.calendarServer, "getctag"): return .value(.ctag)
         case (.dav, "resourcetype"):
             propstat.properties.hasResourceType = true
             return .resourceType
@@ -212,7 +210,6 @@ struct ElementTracker {
         switch field {
         case .etag: propstat.properties.etag = endText(what: "getetag")
         case .displayName: propstat.properties.displayName = endText(what: "displayname")
-        case .ctag: propstat.properties.ctag = endText(what: "getctag")
         case .syncToken: propstat.properties.syncToken = endText(what: "sync-token")
         case .addressData:
             capturing = false

@@ -74,8 +74,6 @@ public struct DAVProperties: Sendable, Equatable {
     public var supportedAddressData: [AddressDataType] = []
     /// Local names of the reports in `DAV:supported-report-set` (e.g. "sync-collection"); nil when not reported.
     public var supportedReports: [String]?
-    /// `CS:getctag` (http://calendarserver.org/ns/).
-    public var ctag: String?
     /// `DAV:sync-token` asked for as a property.
     public var syncToken: String?
 
@@ -94,7 +92,6 @@ public struct DAVProperties: Sendable, Equatable {
         addressBookHomeSet += other.addressBookHomeSet
         supportedAddressData += other.supportedAddressData
         supportedReports = other.supportedReports ?? supportedReports
-        ctag = other.ctag ?? ctag
         syncToken = other.syncToken ?? syncToken
     }
 }

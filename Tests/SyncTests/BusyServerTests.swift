@@ -42,7 +42,7 @@ struct BusyServerTests {
         let client = CardDAVClient(transport: transport, logger: Logger(label: "test"))
         let info = AddressBookInfo(
             url: "http://127.0.0.1:1/book/", displayName: nil, supportsSyncCollection: true,
-            supportedVersions: ["3.0"], ctag: nil)
+            supportedVersions: ["3.0"])
         return CardDAVAddressBook(
             name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
     }

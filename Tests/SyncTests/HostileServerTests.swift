@@ -69,7 +69,7 @@ struct HostileServerTests {
                     + Self.outside.map { Self.response($0, card: Self.card.replacing("u1", with: "sneaked")) }))
         let info = AddressBookInfo(
             url: "http://127.0.0.1:5232/alice/book/", displayName: nil, supportsSyncCollection: true,
-            supportedVersions: ["3.0"], ctag: nil)
+            supportedVersions: ["3.0"])
         let book = CardDAVAddressBook(
             name: "hostile", book: info, client: CardDAVClient(transport: server, logger: Logger(label: "test")),
             retry: .immediate())

@@ -53,20 +53,8 @@ public final class CardDAVAddressBook: AddressBook {
         if supportsSyncCollection, let token, !token.isEmpty {
             do {
                 var skipped = SkippedItems()
-                let result = try attempt {
-                    skipped = SkippedItems()
-                    return try client.syncCollection(bookURL: bookURL, token: token) { change in
-                        switch change {
-                        case .changed(let href, let etag):
-                            if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
-                        case .removed(let href):
-                            if let href = member(href) { try removed(href) }
-                        case .unusable(let href, let why):
-                            skipped.add(href, why)
-                        }
-                    }
-                }
-                var feed = ChangeFeed(newToken: result.token, isFullListing: false)
+                let newToken = try collectionChanges(since: token, skipped: &skipped, changed, removed)
+                var feed = ChangeFeed(newToken: newToken, isFullListing: false)
                 feed.skipped = skipped.messages
                 return feed
             } catch let error as RemoteError where error.kind == .invalidSyncToken {
@@ -83,21 +71,8 @@ public final class CardDAVAddressBook: AddressBook {
         let startToken = supportsSyncCollection ? try currentSyncToken() : nil
         var newToken = startToken
         if supportsSyncCollection && startToken == nil {
-            // An empty token asks for every member (RFC 6578 3.8).
-            let result = try attempt {
-                skipped = SkippedItems()
-                return try client.syncCollection(bookURL: bookURL, token: nil) { change in
-                    switch change {
-                    case .changed(let href, let etag):
-                        if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
-                    case .unusable(let href, let why):
-                        skipped.add(href, why)
-                    case .removed:
-                        break
-                    }
-                }
-            }
-            newToken = result.token
+            // An empty token asks for every member (RFC 6578 3.8); a removal means nothing in a whole listing.
+            newToken = try collectionChanges(since: nil, skipped: &skipped, changed) { _ in }
         } else {
             try attempt {
                 skipped = SkippedItems()
@@ -109,6 +84,28 @@ public final class CardDAVAddressBook: AddressBook {
         var feed = ChangeFeed(newToken: newToken, isFullListing: true)
         feed.skipped = skipped.messages
         return feed
+    }
+
+    /// A sync-collection from `token` (nil: everything), the members it names handed on; the new token.
+    private func collectionChanges(
+        since token: String?, skipped: inout SkippedItems, _ changed: (RemoteEntry) throws -> Void,
+        _ removed: (String) throws -> Void
+    ) throws -> String {
+        var found = SkippedItems()
+        defer { skipped = found }
+        return try attempt {
+            found = SkippedItems()
+            return try client.syncCollection(bookURL: bookURL, token: token) { change in
+                switch change {
+                case .changed(let href, let etag):
+                    if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
+                case .removed(let href):
+                    if let href = member(href) { try removed(href) }
+                case .unusable(let href, let why):
+                    found.add(href, why)
+                }
+            }
+        }.token
     }
 
     /// The book's sync-token, or nil when the server gives none or refuses the question (a token-less

@@ -72,7 +72,7 @@ final class SyncSession {
         var buffer: [ContactStore.ListedEntry] = []
         var listed = 0
         func flush() throws {
-            try store.addToListing(buffer)
+            try store.addToListing(buffer, remoteID: remote.id)
             buffer.removeAll(keepingCapacity: true)
             progress?(SyncProgress(phase: "Listing", done: listed, total: 0))
             try checkStop()

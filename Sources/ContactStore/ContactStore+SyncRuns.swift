@@ -58,14 +58,17 @@ extension ContactStore {
     /// (1 MB for a run of 50,000, measured), where this holds one sum a kind.
     public func historyCounts(runID: Int64) throws -> [HistoryKind: Int] {
         let kinds = HistoryKind.allCases
-        let sums = kinds.map { "coalesce(sum(kind = '\($0.rawValue)'), 0)" }.joined(separator: ", ")
-        let row = try db.queryFirst("SELECT \(sums) FROM history WHERE run_id = ?", runID) { row in
-            try kinds.indices.map { try row.int($0) }
-        }
+        let row = try db.queryFirst(Self.historyCountsQuery, runID) { row in try kinds.indices.map { try row.int($0) } }
         var counts: [HistoryKind: Int] = [:]
         for (kind, count) in zip(kinds, row ?? []) where count > 0 { counts[kind] = count }
         return counts
     }
+
+    /// One sum per `HistoryKind`, in `allCases` order.
+    private static let historyCountsQuery =
+        "SELECT "
+        + HistoryKind.allCases.map { "coalesce(sum(kind = '\($0.rawValue)'), 0)" }.joined(separator: ", ")
+        + " FROM history WHERE run_id = ?"
 
     /// Starts a local operation (import, delete, edit, restore, undo): a run with no remote, so that its changes
     /// are listed, and undone, like a sync's.

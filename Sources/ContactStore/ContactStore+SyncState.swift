@@ -27,7 +27,7 @@ extension ContactStore {
             """
             PRAGMA temp.cache_size = -256;
             CREATE TEMP TABLE IF NOT EXISTS sync_listing (
-                href TEXT PRIMARY KEY, etag TEXT, removed INTEGER NOT NULL, unchanged INTEGER NOT NULL
+                href TEXT PRIMARY KEY, etag TEXT, state INTEGER NOT NULL -- 0 changed, 1 removed, 2 unchanged
             ) WITHOUT ROWID;
             DELETE FROM temp.sync_listing;
             """)
@@ -46,9 +46,9 @@ extension ContactStore {
             for entry in entries {
                 try db.run(
                     """
-                    INSERT OR REPLACE INTO temp.sync_listing (href, etag, removed, unchanged)
-                    VALUES (?1, ?2, ?2 IS NULL, ?2 IS NOT NULL AND EXISTS (
-                        SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2))
+                    INSERT OR REPLACE INTO temp.sync_listing (href, etag, state)
+                    VALUES (?1, ?2, CASE WHEN ?2 IS NULL THEN 1 WHEN EXISTS (
+                        SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2) THEN 2 ELSE 0 END)
                     """, entry.href, entry.etag, remoteID)
             }
         }
@@ -56,7 +56,8 @@ extension ContactStore {
 
     /// Turns the listing into the remote's changes: after a full listing, every saved item not listed was
     /// removed; listed items whose ETag equals the saved one are unchanged (`addToListing`) and passed over;
-    /// removals of hrefs this remote never synced are dropped (Radicale reports long-deleted items on a first sync-collection).
+    /// removals of hrefs this remote never synced are dropped (Radicale reports long-deleted items on a first
+    /// sync-collection).
     ///
     /// Items this client created after the token the listing started from must be among the changes since that
     /// token; one that is not was deleted meanwhile (a server may leave out an item created and deleted after the
@@ -70,14 +71,14 @@ extension ContactStore {
             // the flagged ones (the partial index) after a delta.
             try db.run(
                 """
-                INSERT INTO temp.sync_listing (href, etag, removed, unchanged)
-                SELECT href, NULL, 1, 0 FROM remote_items r WHERE r.remote_id = ?
+                INSERT INTO temp.sync_listing (href, etag, state)
+                SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ?
                 AND \(isFullListing ? "1" : "r.created_here = 2 AND r.created_here <> 0")
                 AND NOT EXISTS (SELECT 1 FROM temp.sync_listing l WHERE l.href = r.href)
                 """, remoteID)
             try db.run(
                 """
-                DELETE FROM temp.sync_listing WHERE removed = 1 AND NOT EXISTS (
+                DELETE FROM temp.sync_listing WHERE state = 1 AND NOT EXISTS (
                     SELECT 1 FROM remote_items r WHERE r.remote_id = ? AND r.href = sync_listing.href)
                 """, remoteID)
         }
@@ -89,22 +90,18 @@ extension ContactStore {
     {
         try Self.checkLimit(limit)
         return try db.query(
-            """
-            SELECT href, etag FROM temp.sync_listing WHERE removed = ? AND unchanged = 0 AND href > ? ORDER BY href
-            LIMIT ?
-            """, removed, href ?? "", limit
+            "SELECT href, etag FROM temp.sync_listing WHERE state = ? AND href > ? ORDER BY href LIMIT ?", removed,
+            href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1)) }
     }
 
     /// Whether the listing reports `href` as removed (an item that moved shows up as removed here and new there).
     public func listingHasRemoval(_ href: String) throws -> Bool {
-        try db.scalarInt64("SELECT 1 FROM temp.sync_listing WHERE href = ? AND removed = 1", href) != nil
+        try db.scalarInt64("SELECT 1 FROM temp.sync_listing WHERE href = ? AND state = 1", href) != nil
     }
 
     public func listingCount(removed: Bool) throws -> Int {
-        Int(
-            try db.scalarInt64("SELECT count(*) FROM temp.sync_listing WHERE removed = ? AND unchanged = 0", removed)
-                ?? 0)
+        Int(try db.scalarInt64("SELECT count(*) FROM temp.sync_listing WHERE state = ?", removed) ?? 0)
     }
 
     /// How many contacts this remote has and the store deleted: the deletions a sync would send there.

@@ -80,9 +80,10 @@ public struct ChangeFeed {
     /// None of them is an item this store has seen, so leaving them out of a full listing deletes nothing.
     public var skipped: [String] = []
 
-    public init(newToken: String?, isFullListing: Bool) {
+    public init(newToken: String?, isFullListing: Bool, skipped: [String] = []) {
         self.newToken = newToken
         self.isFullListing = isFullListing
+        self.skipped = skipped
     }
 }
 

@@ -52,11 +52,7 @@ public final class CardDAVAddressBook: AddressBook {
     ) throws -> ChangeFeed {
         if supportsSyncCollection, let token, !token.isEmpty {
             do {
-                var skipped = SkippedItems()
-                let newToken = try collectionChanges(since: token, skipped: &skipped, changed, removed)
-                var feed = ChangeFeed(newToken: newToken, isFullListing: false)
-                feed.skipped = skipped.messages
-                return feed
+                return try collectionChanges(since: token, changed, removed)
             } catch let error as RemoteError where error.kind == .invalidSyncToken {
                 // > the server MUST return ... DAV:valid-sync-token ... the client SHOULD ... full sync (RFC 6578 3.2)
                 logger.debug("carddav sync token refused: listing everything", metadata: ["remote.name": "\(name)"])
@@ -67,34 +63,28 @@ public final class CardDAVAddressBook: AddressBook {
 
     /// Every member with its ETag, and the token to go on from (nil where the server has no sync-collection).
     private func fullListing(_ changed: (RemoteEntry) throws -> Void) throws -> ChangeFeed {
-        var skipped = SkippedItems()
-        let startToken = supportsSyncCollection ? try currentSyncToken() : nil
-        var newToken = startToken
-        if supportsSyncCollection && startToken == nil {
+        let token = supportsSyncCollection ? try currentSyncToken() : nil
+        if supportsSyncCollection && token == nil {
             // An empty token asks for every member (RFC 6578 3.8); a removal means nothing in a whole listing.
-            newToken = try collectionChanges(since: nil, skipped: &skipped, changed) { _ in }
-        } else {
-            try attempt {
-                skipped = SkippedItems()
-                try client.list(bookURL: bookURL, onUnusable: { skipped.add($0, $1) }) { href, etag in
-                    if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
-                }
+            return try collectionChanges(since: nil, changed) { _ in }
+        }
+        var skipped = SkippedItems()
+        try attempt {
+            skipped = SkippedItems()
+            try client.list(bookURL: bookURL, onUnusable: { skipped.add($0, $1) }) { href, etag in
+                if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
             }
         }
-        var feed = ChangeFeed(newToken: newToken, isFullListing: true)
-        feed.skipped = skipped.messages
-        return feed
+        return ChangeFeed(newToken: token, isFullListing: true, skipped: skipped.messages)
     }
 
-    /// A sync-collection from `token` (nil: everything), the members it names handed on; the new token.
+    /// A sync-collection from `token` (nil: everything, a full listing), the members it names handed on.
     private func collectionChanges(
-        since token: String?, skipped: inout SkippedItems, _ changed: (RemoteEntry) throws -> Void,
-        _ removed: (String) throws -> Void
-    ) throws -> String {
-        var found = SkippedItems()
-        defer { skipped = found }
-        return try attempt {
-            found = SkippedItems()
+        since token: String?, _ changed: (RemoteEntry) throws -> Void, _ removed: (String) throws -> Void
+    ) throws -> ChangeFeed {
+        var skipped = SkippedItems()
+        let result = try attempt {
+            skipped = SkippedItems()
             return try client.syncCollection(bookURL: bookURL, token: token) { change in
                 switch change {
                 case .changed(let href, let etag):
@@ -102,10 +92,11 @@ public final class CardDAVAddressBook: AddressBook {
                 case .removed(let href):
                     if let href = member(href) { try removed(href) }
                 case .unusable(let href, let why):
-                    found.add(href, why)
+                    skipped.add(href, why)
                 }
             }
-        }.token
+        }
+        return ChangeFeed(newToken: result.token, isFullListing: token == nil, skipped: skipped.messages)
     }
 
     /// The book's sync-token, or nil when the server gives none or refuses the question (a token-less

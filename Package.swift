@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "ContactStore", "CardDAV", "HTTP", "SystemSupport", "VCard",
+                "ContactStore", "CardDAV", "CMalloc", "HTTP", "SystemSupport", "VCard",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "Config", dependencies: ["SystemSupport"]),

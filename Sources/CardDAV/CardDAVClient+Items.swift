@@ -13,17 +13,22 @@ extension CardDAVClient {
     /// creates only if nothing is there. Both failing give `.preconditionFailed`.
     public func put(url: String, vcard: String, ifMatch: String?, ifNoneMatchAny: Bool) throws -> PutResult {
         try Self.checkIfMatch(ifMatch, method: "PUT", url: url)
-        var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
-        if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
-        if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
         logger.debug(
             "carddav put", metadata: ["carddav.href": "\(DAVURL.path(of: url))", "carddav.create": "\(ifNoneMatchAny)"])
-        let request = HTTPRequest(method: "PUT", url: url, headers: headers, body: Array(vcard.utf8))
+        let request = Self.putRequest(
+            url: url, body: Array(vcard.utf8), ifMatch: ifMatch, ifNoneMatchAny: ifNoneMatchAny)
         let (response, body, _) = try exchange(request, keep: Self.errorBodyPrefix)
         guard (200..<300).contains(response.status) else {
             throw failure(response, method: "PUT", url: url, body: body[...])
         }
         return PutResult(status: response.status, etag: Self.usableETag(response))
+    }
+
+    private static func putRequest(url: String, body: [UInt8], ifMatch: String?, ifNoneMatchAny: Bool) -> HTTPRequest {
+        var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
+        if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
+        if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
+        return HTTPRequest(method: "PUT", url: url, headers: headers, body: body)
     }
 
     /// An ETag header that can be sent back; nil (asked for again, or unknown) for one that cannot (`DAVETag`).
@@ -37,9 +42,10 @@ extension CardDAVClient {
         throw CardDAVError(.rejected(status: 0), "\(method) \(DAVURL.path(of: url)): not sent: \(problem)")
     }
 
-    /// One write of a batch: a PUT (with its preconditions) or a DELETE.
+    /// One write of a batch: a PUT of a vCard's UTF-8 bytes (with its preconditions) or a DELETE. The request body
+    /// shares the bytes' storage: a chunk of uploads holds each card's text once.
     public enum Write: Sendable {
-        case put(url: String, vcard: String, ifMatch: String?, ifNoneMatchAny: Bool)
+        case put(url: String, vcard: [UInt8], ifMatch: String?, ifNoneMatchAny: Bool)
         case delete(url: String, ifMatch: String?)
     }
 
@@ -65,10 +71,7 @@ extension CardDAVClient {
         let requests = writes.map { write -> HTTPRequest in
             switch write {
             case .put(let url, let vcard, let ifMatch, let ifNoneMatchAny):
-                var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
-                if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
-                if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
-                return HTTPRequest(method: "PUT", url: url, headers: headers, body: Array(vcard.utf8))
+                return Self.putRequest(url: url, body: vcard, ifMatch: ifMatch, ifNoneMatchAny: ifNoneMatchAny)
             case .delete(let url, let ifMatch):
                 return HTTPRequest(
                     method: "DELETE", url: url, headers: ifMatch.map { [HTTPHeader("If-Match", $0)] } ?? [])

@@ -115,12 +115,15 @@ extension ContactStore {
     }
 
     /// Local contacts changed after `seq` (up to `upper`) that differ from what this remote last saw: live ones it
-    /// does not have or has another version of, and deleted ones it still has. In change order, a page at a time.
+    /// does not have or has another version of, and deleted ones it still has. In change order, a page at a time:
+    /// `limit` of them, fewer when their text reaches `bytes` (`chunkBytes`).
     public func localChanges(
-        remoteID: Int64, after seq: Int64, upTo upper: Int64, limit: Int = ContactStore.chunkLimit
+        remoteID: Int64, after seq: Int64, upTo upper: Int64, limit: Int = ContactStore.chunkLimit,
+        bytes: Int = ContactStore.chunkBytes
     ) throws -> [LocalChange] {
         try Self.checkLimit(limit)
         let columns = Self.contactColumns.split(separator: ",").map { "c." + $0.trimmingSpaces }.joined(separator: ", ")
+        var size = 0
         return try db.query(
             """
             SELECT \(columns), r.href, r.etag, r.hash FROM contacts c
@@ -128,16 +131,20 @@ extension ContactStore {
             WHERE c.change_seq > ? AND c.change_seq <= ?
             AND ((c.deleted = 0 AND (r.uid IS NULL OR r.hash <> c.hash)) OR (c.deleted = 1 AND r.uid IS NOT NULL))
             ORDER BY c.change_seq LIMIT ?
-            """, remoteID, seq, upper, limit
-        ) { row in
-            let contact = try Self.storedContact(row)
-            let base = try row.optionalString(9).map { href in
-                RemoteItemState(
-                    remoteID: remoteID, uid: contact.uid, href: href, etag: try row.optionalString(10),
-                    hash: try row.string(11))
-            }
-            return LocalChange(contact: contact, base: base)
-        }
+            """, arguments: [remoteID, seq, upper, limit],
+            map: { row in
+                let contact = try Self.storedContact(row)
+                let base = try row.optionalString(9).map { href in
+                    RemoteItemState(
+                        remoteID: remoteID, uid: contact.uid, href: href, etag: try row.optionalString(10),
+                        hash: try row.string(11))
+                }
+                return LocalChange(contact: contact, base: base)
+            },
+            isLast: { change in
+                size += change.contact.vcard.utf8.count
+                return size >= bytes
+            })
     }
 
     /// Keeps a version that is about to be lost (a conflict's loser that only the remote had) in history.

@@ -10,6 +10,10 @@ import VCard
 public final class ContactStore {
     /// The most records one call reads or writes: one chunk, one transaction.
     public static let chunkLimit = 100
+    /// The most card text a chunk of sync work holds, near enough: it ends at the card that reaches this, below
+    /// `chunkLimit` when its cards are large. A photo makes a card 10 to 100 times larger, and a chunk of 100 cards
+    /// with 26 KB photos took 9 MB to upload (measured); without photos 100 cards take about 170 KB.
+    public static let chunkBytes = 256 * 1024
 
     let db: Database
     /// Unix milliseconds; injectable so tests can control time.

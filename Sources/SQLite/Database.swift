@@ -203,6 +203,22 @@ public final class Database {
         return results
     }
 
+    /// Maps rows in order until `isLast` says the one just mapped ends the result: a page bounded by its size as well
+    /// as by its LIMIT.
+    public func query<T>(
+        _ sql: String, arguments: [(any SQLBindable)?], map: (Row) throws -> T, isLast: (T) -> Bool
+    ) throws -> [T] {
+        let statement = try prepared(sql, arguments)
+        defer { release(statement) }
+        var results: [T] = []
+        while try statement.step() {
+            let result = try map(Row(statement: statement))
+            results.append(result)
+            if isLast(result) { break }
+        }
+        return results
+    }
+
     /// Maps the first row, or returns nil when there is none.
     public func queryFirst<T>(_ sql: String, _ arguments: (any SQLBindable)?..., map: (Row) throws -> T) throws -> T? {
         let statement = try prepared(sql, arguments)

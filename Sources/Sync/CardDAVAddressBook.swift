@@ -140,12 +140,14 @@ public final class CardDAVAddressBook: AddressBook {
 
     public func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {
         guard !hrefs.isEmpty else { return }
-        for result in results(of: try multiget(hrefs)) { try body(result) }
+        var texts = try multiget(hrefs)
+        for result in results(of: &texts) { try body(result) }
     }
 
     /// Pipelined: the next page's multiget is sent before the last page's cards go to `body`, so the server works
-    /// on it while this client parses, plans and writes; two at most, one of them in flight. A multiget that fails
-    /// in flight is sent again alone, with the retries of `fetch`.
+    /// on it while this client parses, plans and writes; two at most, one of them in flight. It is sent once the
+    /// last page is in, so that its answer waits in the socket's buffer, not in this process, until then. A
+    /// multiget that fails in flight is sent again alone, with the retries of `fetch`.
     public func fetchPages(
         _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
     ) throws {
@@ -156,11 +158,8 @@ public final class CardDAVAddressBook: AddressBook {
         guard var hrefs = try next() else { return }
         pending = startMultiget(hrefs)
         while true {
-            let following = try next()
-            let current = pending
-            pending = following.flatMap(startMultiget)
             var items: [MultigetItem]?
-            if let current {
+            if let current = pending.take() {
                 do {
                     items = try client.finishMultiget(current)
                 } catch {
@@ -168,7 +167,10 @@ public final class CardDAVAddressBook: AddressBook {
                         "carddav multiget failed in flight: sent again", metadata: ["carddav.error": "\(error)"])
                 }
             }
-            try body(hrefs, results(of: try items ?? multiget(hrefs)))
+            let following = try next()
+            pending = following.flatMap(startMultiget)
+            var texts = try items.take() ?? multiget(hrefs)
+            try body(hrefs, results(of: &texts))
             guard let following else { return }
             hrefs = following
         }
@@ -196,11 +198,14 @@ public final class CardDAVAddressBook: AddressBook {
         return items
     }
 
-    /// One result per item that still exists: its card, or the error that item alone has.
-    private func results(of items: [MultigetItem]) -> [Result<RemoteCard, RemoteError>] {
+    /// One result per item that still exists: its card, or the error that item alone has. Each item's text is let go
+    /// once its card is read, so that a chunk never holds all its cards twice.
+    private func results(of items: inout [MultigetItem]) -> [Result<RemoteCard, RemoteError>] {
         var results: [Result<RemoteCard, RemoteError>] = []
         results.reserveCapacity(items.count)
-        for item in items {
+        for index in items.indices {
+            let item = items[index]
+            items[index].outcome = .missing
             guard let href = member(item.href) else { continue }
             switch item.outcome {
             case .missing:
@@ -342,11 +347,12 @@ public final class CardDAVAddressBook: AddressBook {
         switch write {
         case .create(let card):
             let url = CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? Card.makeUID())
-            return .put(url: url, vcard: card.splittingNicknameLists().serialized(), ifMatch: nil, ifNoneMatchAny: true)
+            return .put(
+                url: url, vcard: card.splittingNicknameLists().serializedBytes(), ifMatch: nil, ifNoneMatchAny: true)
         case .update(let href, let etag, let card):
             let url = DAVURL.resolve(encoded(href), against: bookURL)
             return .put(
-                url: url, vcard: card.splittingNicknameLists().serialized(), ifMatch: etag.isEmpty ? nil : etag,
+                url: url, vcard: card.splittingNicknameLists().serializedBytes(), ifMatch: etag.isEmpty ? nil : etag,
                 ifNoneMatchAny: false)
         case .delete(let href, let etag):
             return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)

@@ -129,10 +129,13 @@ final class SyncSession {
         let total = try store.listingCount(removed: false)
         var done = 0
         var after: String?
+        // The first page (and the second, where `fetchPages` asks for it ahead) is asked for before any card's size
+        // is known (`pageLimit`): a small one.
+        var limit = ContactStore.chunkLimit / 4
         // The listing is read a page ahead of the pages committed: a remote may fetch the next while this one is
         // planned and written (`AddressBook.fetchPages`). Committing changes nothing in the listing.
         func nextPage() throws -> [String]? {
-            let page = try store.listing(removed: false, after: after)
+            let page = try store.listing(removed: false, after: after, limit: limit)
             guard let last = page.last else { return nil }
             after = last.href
             return page.map(\.href)
@@ -148,7 +151,21 @@ final class SyncSession {
             try execute(steps)
             done += hrefs.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
+            limit = Self.pageLimit(after: results)
         }
+    }
+
+    /// How many cards the next pages ask for: as many as fit in `ContactStore.chunkBytes` at the size of the
+    /// page just read, up to `chunkLimit`. A book of photos is fetched a few cards at a time.
+    static func pageLimit(after results: [Result<RemoteCard, RemoteError>]) -> Int {
+        var count = 0
+        var bytes = 0
+        for case .success(let fetched) in results {
+            count += 1
+            bytes += fetched.card.approximateSize
+        }
+        guard bytes > 0 else { return ContactStore.chunkLimit }
+        return max(1, min(ContactStore.chunkLimit, count * ContactStore.chunkBytes / bytes))
     }
 
     /// Items the remote no longer has.
@@ -173,7 +190,9 @@ final class SyncSession {
         var cursor = remote.syncedSeq
         var firstUnsettled: Int64?
         while true {
-            let page = try store.localChanges(remoteID: remote.id, after: cursor, upTo: upper)
+            // Half a chunk's text: each card is held twice while its write is in flight, parsed and as the body.
+            var page = try store.localChanges(
+                remoteID: remote.id, after: cursor, upTo: upper, bytes: ContactStore.chunkBytes / 2)
             guard let last = page.last else { break }
             cursor = last.contact.changeSeq
             var steps: [SyncStep] = []
@@ -182,9 +201,12 @@ final class SyncSession {
                 let remoteSide: RemoteState = change.base == nil ? .removed : .unchangedSinceBase
                 steps += try plan(uid: change.contact.uid, base: change.base, local: change.contact, remote: remoteSide)
             }
+            // The stored texts go before the writes make their own: a chunk holds each card's text once.
+            let order = page.map { (uid: $0.contact.uid, seq: $0.contact.changeSeq) }
+            page = []
             try execute(steps)
-            if firstUnsettled == nil, let first = page.first(where: { unsettled.contains($0.contact.uid) }) {
-                firstUnsettled = first.contact.changeSeq
+            if firstUnsettled == nil, let first = order.first(where: { unsettled.contains($0.uid) }) {
+                firstUnsettled = first.seq
             }
             progress?(
                 SyncProgress(

@@ -23,6 +23,12 @@ public struct Card: Sendable, Equatable {
 
     public var uid: String? { first("UID")?.value }
 
+    /// About the size of the card's text (its names and values, without parameters and folding): what holding it
+    /// costs, for bounding a chunk of cards by size.
+    public var approximateSize: Int {
+        opaqueText?.utf8.count ?? properties.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 }
+    }
+
     public mutating func setUID(_ uid: String) {
         if let index = properties.firstIndex(where: { $0.isNamed("UID") }) {
             properties[index].value = uid

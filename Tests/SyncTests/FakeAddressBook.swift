@@ -12,6 +12,9 @@ final class FakeAddressBook: AddressBook {
     private var etagCounter = 0
     /// Requests by kind, for tests that count round trips.
     private(set) var calls: [String: Int] = [:]
+    /// The items of each fetch and of each batch of writes, in order: the chunks the sync worked in.
+    private(set) var fetchSizes: [Int] = []
+    private(set) var writeBatches: [Int] = []
     /// Makes the next write to this href fail with this error once.
     var failNextWrite: [String: RemoteError] = [:]
     /// Runs just before the next write to this href: another client acting at the worst moment.
@@ -80,9 +83,17 @@ final class FakeAddressBook: AddressBook {
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {
         try check("fetch")
         precondition(hrefs.count <= 100, "fetch batches are at most 100")
+        fetchSizes.append(hrefs.count)
         for href in hrefs {
             guard let item = items[href] else { continue }
             try body(.success(RemoteCard(reading: item.text, href: href, etag: item.etag)))
+        }
+    }
+
+    func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
+        writeBatches.append(writes.count)
+        return writes.map { write in
+            Result { try performOne(write) }.mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
         }
     }
 

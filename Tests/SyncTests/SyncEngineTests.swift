@@ -1,5 +1,6 @@
 import ContactStore
 import Testing
+import VCard
 
 @testable import Sync
 
@@ -14,12 +15,37 @@ struct SyncEngineTests {
         #expect(first.outcome == .ok)
         #expect(first.counts.downloaded == 250)
         #expect(try fixture.localContents() == book.contents)
-        #expect(book.calls["fetch"] == 3)  // 100 + 100 + 50
+        // The first page is asked for before any card's size is known: 25, then 100 a page.
+        #expect(book.fetchSizes == [25, 100, 100, 25])
 
         let second = try fixture.sync(book)
         #expect(second.counts == SyncCounts())
         #expect(book.calls["changes"] == 2)
-        #expect(book.calls["fetch"] == 3)
+        #expect(book.calls["fetch"] == 4)
+    }
+
+    @Test("cards with large photos travel a few at a time both ways, so that a chunk's memory stays bounded")
+    func largeCardsMakeSmallChunks() throws {
+        let photo = String(repeating: "QUJD", count: 10_000)  // 40 KB of base64
+        func photoCard(_ index: Int) -> String {
+            cardText("p\(index)", "Photo \(index)").replacing(
+                "END:VCARD", with: "PHOTO;ENCODING=b;TYPE=JPEG:\(photo)\r\nEND:VCARD")
+        }
+        let sender = try SyncFixture()
+        var reader = CardReader(text: (0..<60).map(photoCard).joined())
+        var cards: [Card] = []
+        while case .success(let parsed) = reader.next() { cards.append(parsed.card) }
+        _ = try sender.store.importChunk(cards)
+        let book = FakeAddressBook()
+        #expect(try sender.sync(book).counts.uploaded == 60)
+        // 128 KiB of card text a chunk of uploads: the card that reaches it ends the chunk.
+        #expect(book.writeBatches == Array(repeating: 4, count: 15))
+
+        let receiver = try SyncFixture()
+        #expect(try receiver.sync(book).counts.downloaded == 60)
+        #expect(try receiver.localContents() == book.contents)
+        // 25 before any size is known, then as many as fit in 256 KiB: 6.
+        #expect(book.fetchSizes == [25, 6, 6, 6, 6, 6, 5])
     }
 
     @Test("local contacts are uploaded, and edits and deletions travel both ways")

@@ -17,6 +17,18 @@ struct FoldingTests {
         #expect(again.serialized() == text)
     }
 
+    @Test("a request body's bytes are the serialised text's, held without spare capacity")
+    func serializedBytesAreTheText() throws {
+        for prefix in 0..<4 {
+            let note = String(repeating: "x", count: prefix) + String(repeating: "日本語€ü😀 ", count: 40)
+            let card = try makeCard("VERSION:4.0", "UID:1", "FN:Ada", "NOTE:\(note)", "PHOTO:data:,\(note)")
+            let bytes = card.serializedBytes()
+            #expect(bytes == Array(card.serialized().utf8))
+            // The reserve is an upper bound: the bytes never outgrew it (a regrowth would double the capacity).
+            #expect(bytes.capacity < bytes.count * 11 / 10 + 64)
+        }
+    }
+
     @Test("a fold never splits a multi-byte UTF-8 sequence")
     func foldKeepsUTF8Whole() throws {
         for prefix in 0..<4 {

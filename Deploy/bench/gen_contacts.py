@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Write N realistic, invented contacts to a .vcf file for the benchmarks.
 
-    python3 gen_contacts.py N OUT.vcf [--seed 1]
+    python3 gen_contacts.py N OUT.vcf [--seed 1] [--photos 0.05]
 
 Deterministic for a given seed. Cards are streamed to disk one at a time, so
-memory stays small whatever N is. About 5% carry a JPEG photo of 8-40 KB base64
+memory stays small whatever N is. About 5% (--photos) carry a JPEG photo of 8-40 KB base64
 (a tiny valid JPEG padded with a comment segment); about 2% are exact copies of
 an earlier card, as a re-exported address book would hold.
 """
@@ -61,7 +61,7 @@ def photo(rng: random.Random) -> str:
     return base64.b64encode(TINY_JPEG[:after_app0] + comment + TINY_JPEG[after_app0:]).decode()
 
 
-def card(rng: random.Random) -> bytes:
+def card(rng: random.Random, photos: float = 0.05) -> bytes:
     given, family = rng.choice(GIVEN), rng.choice(FAMILY)
     lines = ["BEGIN:VCARD", "VERSION:3.0", f"UID:{uuid.UUID(int=rng.getrandbits(128), version=4)}",
              f"N:{family};{given};;;", f"FN:{given} {family}"]
@@ -84,7 +84,7 @@ def card(rng: random.Random) -> bytes:
     for i in range(1, rng.randint(0, 2) + 1):
         site = f"{rng.choice(['blog', 'home', 'shop'])}{rng.randint(1, 999)}"
         lines += [f"item{i}.URL:https://{site}.example", f"item{i}.X-ABLabel:{rng.choice(LABELS)}"]
-    if rng.random() < 0.05:
+    if rng.random() < photos:
         lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + photo(rng))
     lines.append("END:VCARD")
     return b"".join(fold(line) for line in lines)
@@ -95,6 +95,7 @@ def main() -> None:
     parser.add_argument("count", type=int)
     parser.add_argument("out")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--photos", type=float, default=0.05, help="the share of cards with a photo")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     recent: list[bytes] = []  # a few earlier cards to copy: bounded, not the whole file
@@ -103,7 +104,7 @@ def main() -> None:
             if recent and rng.random() < 0.02:
                 data = rng.choice(recent)
             else:
-                data = card(rng)
+                data = card(rng, args.photos)
                 if len(data) < 4096:
                     recent = (recent + [data])[-64:]
             out.write(data)

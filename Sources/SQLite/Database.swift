@@ -196,11 +196,7 @@ public final class Database {
     }
 
     public func query<T>(_ sql: String, arguments: [(any SQLBindable)?], map: (Row) throws -> T) throws -> [T] {
-        var results: [T] = []
-        try forEachRow(sql, arguments: arguments) { row in
-            results.append(try map(row))
-        }
-        return results
+        try query(sql, arguments: arguments, map: map, isLast: { _ in false })
     }
 
     /// Maps rows in order until `isLast` says the one just mapped ends the result: a page bounded by its size as well

@@ -12,6 +12,11 @@ extension AddressBook {
 
     /// The default runs the writes one after the other.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
+        performOneByOne(writes)
+    }
+
+    /// Each write through `performOne`, in order.
+    public func performOneByOne(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         writes.map { write in
             Result { try performOne(write) }.mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
         }

@@ -92,9 +92,7 @@ final class FakeAddressBook: AddressBook {
 
     func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         writeBatches.append(writes.count)
-        return writes.map { write in
-            Result { try performOne(write) }.mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
-        }
+        return performOneByOne(writes)
     }
 
     func hrefForNew(_ card: Card) -> String {

@@ -58,10 +58,10 @@ public final class ContactStore {
         return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
     }
 
-    /// Runs `body` in one transaction, so that several store calls (one sync chunk) commit or roll back together.
-    /// The store's own calls nest inside it as savepoints.
+    /// Runs `body` in one transaction, so that several store calls (one sync chunk) commit or roll back together:
+    /// the store's own calls are parts of it, and an error in any of them rolls back all.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try db.transaction(.immediate, body)
+        try db.wholeTransaction(.immediate, body)
     }
 
     /// The last change sequence number handed out (0 for a new store).

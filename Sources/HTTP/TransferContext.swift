@@ -91,6 +91,9 @@ final class TransferContext {
         }
     }
 
+    /// The whole request body is with curl (which writes it out at once: no `Expect: 100-continue` below 1 MiB).
+    var isBodySent: Bool { uploadOffset == body.count }
+
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = min(buffer.count, body.count - uploadOffset)
         guard count > 0 else { return 0 }

@@ -22,6 +22,8 @@ public final class Database {
     /// growing the cache without bound.
     private static let statementCacheLimit = 64
     var savepointCounter = 0
+    /// Inside `wholeTransaction`: nested transactions are part of it.
+    var nestsWhole = false
 
     /// Opens (creating if needed) the database at `path` and configures the connection for the appliance.
     /// `busyTimeout`: how long a statement waits for another connection's lock before it fails as busy.

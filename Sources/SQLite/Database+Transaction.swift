@@ -27,10 +27,7 @@ extension Database {
     ) throws {
         if isInTransaction {
             guard nestsWhole else { return try inSavepoint(body) }
-            // Part of a transaction that is committed or rolled back whole: a throw ends all of it.
-            guard try body() == .commit else {
-                throw SQLiteError.misuse("a part of a whole transaction cannot roll back alone")
-            }
+            try asPartOfWhole(body)
             return
         }
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
@@ -71,14 +68,34 @@ extension Database {
         return result
     }
 
-    /// A transaction that commits or rolls back whole: transactions nested in it are parts of it, not savepoints.
-    /// For many writes that stand or fall together (a sync chunk): a savepoint copies every page it changes first
-    /// to SQLite's statement journal, which for a chunk of 100 contacts was a temporary file of 1,600 pages.
+    /// A transaction that commits or rolls back whole: transactions nested in it are parts of it, not savepoints,
+    /// and one that fails (throws, or asks to roll back) rolls back all, even if the body goes on. For many writes
+    /// that stand or fall together (a sync chunk): a savepoint copies every page it changes first to SQLite's
+    /// statement journal, which for a chunk of 100 contacts was a temporary file of 1,600 pages.
     public func wholeTransaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         guard !isInTransaction else { throw SQLiteError.misuse("a whole transaction cannot be nested") }
         nestsWhole = true
-        defer { nestsWhole = false }
-        return try transaction(kind, body)
+        failedPart = nil
+        defer {
+            nestsWhole = false
+            failedPart = nil
+        }
+        return try transaction(kind) {
+            let result = try body()
+            if let failedPart { throw failedPart }
+            return result
+        }
+    }
+
+    private func asPartOfWhole(_ body: () throws -> TransactionCompletion) throws {
+        do {
+            guard try body() == .commit else {
+                throw SQLiteError.misuse("a part of a whole transaction cannot roll back alone")
+            }
+        } catch {
+            failedPart = failedPart ?? error
+            throw error
+        }
     }
 
     private func inSavepoint(_ body: () throws -> TransactionCompletion) throws {

@@ -22,8 +22,9 @@ public final class Database {
     /// growing the cache without bound.
     private static let statementCacheLimit = 64
     var savepointCounter = 0
-    /// Inside `wholeTransaction`: nested transactions are part of it.
+    /// Inside `wholeTransaction`: nested transactions are part of it, and the first that failed fails it.
     var nestsWhole = false
+    var failedPart: (any Error)?
 
     /// Opens (creating if needed) the database at `path` and configures the connection for the appliance.
     /// `busyTimeout`: how long a statement waits for another connection's lock before it fails as busy.

@@ -162,6 +162,22 @@ struct ConnectionTests {
         #expect(try server.stats().peakGathered == 2)
     }
 
+    @Test("A started request is at the server before it is finished, also on a new connection")
+    func startedRequestIsSent() throws {
+        let server = try TestServer()
+        let client = try makeClient()  // no connection open yet: start must wait for the new one
+        let pending = client.start(
+            HTTPRequest(method: "REPORT", url: server.base + "/echo", body: Array("<query/>".utf8))
+        ) { _ in }
+        let deadline = ContinuousClock.now + .seconds(5)
+        var reports = 0
+        while reports == 0, ContinuousClock.now < deadline {
+            reports = try server.stats().byMethod["REPORT"] ?? 0
+        }
+        #expect(reports == 1)
+        #expect(try client.finish(pending).status == 200)
+    }
+
     @Test("A started request can be cancelled, and the client goes on")
     func startedRequestCancelled() throws {
         let server = try TestServer()

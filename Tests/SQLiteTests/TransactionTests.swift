@@ -86,6 +86,55 @@ struct TransactionTests {
         #expect(try names() == ["outer", "inner-kept"])
     }
 
+    @Test("a whole transaction: nested transactions are parts of it and commit with it")
+    func wholeCommits() throws {
+        let count = try db.wholeTransaction {
+            try db.run("INSERT INTO item VALUES ('outer')")
+            try db.transaction { try db.run("INSERT INTO item VALUES ('part')") }
+            return try db.scalarInt64("SELECT count(*) FROM item")
+        }
+        #expect(count == 2)
+        #expect(try names() == ["outer", "part"])
+        #expect(!db.isInTransaction)
+    }
+
+    @Test("a whole transaction: a part that fails rolls back all, even when the body catches its error")
+    func wholeRollsBackOnAFailedPart() throws {
+        #expect(throws: Boom.self) {
+            try db.wholeTransaction {
+                try db.run("INSERT INTO item VALUES ('outer')")
+                try? db.transaction {
+                    try db.run("INSERT INTO item VALUES ('half a part')")
+                    throw Boom()
+                }
+                try db.run("INSERT INTO item VALUES ('after')")
+            }
+        }
+        #expect(throws: SQLiteError.self) {
+            try db.wholeTransaction {
+                try db.run("INSERT INTO item VALUES ('outer')")
+                try? db.inTransaction {
+                    try db.run("INSERT INTO item VALUES ('part')")
+                    return .rollback
+                }
+            }
+        }
+        #expect(throws: SQLiteError.self) {
+            try db.wholeTransaction { try db.wholeTransaction { try db.run("INSERT INTO item VALUES ('nested')") } }
+        }
+        #expect(try names() == [])
+        // Outside a whole transaction, nesting is by savepoints again.
+        try db.inTransaction {
+            try? db.inTransaction {
+                try db.run("INSERT INTO item VALUES ('thrown')")
+                throw Boom()
+            }
+            try db.run("INSERT INTO item VALUES ('kept')")
+            return .commit
+        }
+        #expect(try names() == ["kept"])
+    }
+
     @Test("transaction returns the body's value and commits")
     func valueTransaction() throws {
         let count = try db.transaction {

@@ -74,8 +74,9 @@ public final class ContactStore {
     /// Takes the next change sequence number. Must run inside the transaction that uses it, so that a rollback
     /// gives the number back together with the change.
     func nextChangeSeq() throws -> Int64 {
-        guard let value = try db.scalarInt64("UPDATE sequence SET value = value + 1 WHERE id = 1 RETURNING value")
-        else {
+        // Not `RETURNING`: SQLite gathers what it returns in a temporary table, a pager of its own for each call.
+        try db.run("UPDATE sequence SET value = value + 1 WHERE id = 1")
+        guard db.changes == 1, let value = try db.scalarInt64("SELECT value FROM sequence WHERE id = 1") else {
             throw ContactStoreError(.corruptRow, "the change sequence row is missing from \(db.path)")
         }
         return value

@@ -14,8 +14,13 @@ extension Card {
     /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
     public var contentHash: String {
         if let opaqueText { return sha256Hex(Array(("opaque\n" + opaqueText).utf8)) }
-        let lines = properties.flatMap(Self.normalisedLines).sorted()
-        return sha256Hex(Array(lines.joined(separator: "\n").utf8))
+        // The lines joined by LF, hashed as they are: not copied into one text first (a photo is tens of KB).
+        var digest = SHA256Digest()
+        for (index, line) in properties.flatMap(Self.normalisedLines).sorted().enumerated() {
+            if index > 0 { digest.update("\n") }
+            digest.update(line)
+        }
+        return digest.hex()
     }
 
     /// One line per property; a list property (NICKNAME, CATEGORIES) one line per item, since `NICKNAME:a,b` and two
@@ -24,8 +29,9 @@ extension Card {
     private static func normalisedLines(_ original: Property) -> [String] {
         let property = original.inlineMediaAsVersion3() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
-        var name = property.name.uppercased()
-        if name.utf8.contains(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }
+        var name = property.name.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+            ? property.name.uppercased() : property.name
+        if name.containsByte(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }
         guard !volatileProperties.contains(name) else { return [] }
         var merged: [String: [String]] = [:]
         for parameter in property.parameters {
@@ -46,7 +52,7 @@ extension Card {
             // Any other value is compared with `\;`, `\,` and `\:` read as the character: servers escape the
             // separators of values they treat as text (an X- property, a 3.0 SOUND in a phone's reading of a name).
             value =
-                property.value.utf8.contains(UInt8(ascii: "\\"))
+                property.value.containsByte(UInt8(ascii: "\\"))
                 ? property.value.replacing("\\;", with: ";").replacing("\\,", with: ",").replacing("\\:", with: ":")
                 : property.value
         }
@@ -67,7 +73,7 @@ extension Card {
     /// A parameter value as the text it stands for: RFC 6868's `^n`, `^'` and `^^`, and the `\n` that 3.0 writers
     /// use, read alike (Cyrus writes a LABEL's line break one way, Apple the other).
     fileprivate static func parameterText(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == UInt8(ascii: "^") || $0 == UInt8(ascii: "\\") }) else { return value }
+        guard value.containsByte(where: { $0 == UInt8(ascii: "^") || $0 == UInt8(ascii: "\\") }) else { return value }
         // Unicode scalars, not Characters: a combining mark after the letter would hide it in one Character.
         var result = String.UnicodeScalarView()
         var scalars = value.unicodeScalars.makeIterator()
@@ -91,13 +97,32 @@ extension Card {
 
 /// Lowercase hex SHA-256 through libcrypto's low-level interface (see Sources/CCrypto/shim.h for why not EVP).
 func sha256Hex(_ bytes: [UInt8]) -> String {
-    var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-    var context = SHA256_CTX()
-    let ok = bytes.withUnsafeBufferPointer { input in
-        SHA256_Init(&context) == 1 && SHA256_Update(&context, input.baseAddress, input.count) == 1
-            && SHA256_Final(&digest, &context) == 1
+    var digest = SHA256Digest()
+    bytes.withUnsafeBufferPointer { digest.update($0) }
+    return digest.hex()
+}
+
+/// SHA-256 of text fed in parts. SHA-256 of bytes in memory cannot fail for any input: a failure means libcrypto
+/// itself is broken.
+struct SHA256Digest {
+    private var context = SHA256_CTX()
+
+    init() {
+        precondition(SHA256_Init(&context) == 1, "libcrypto SHA-256 failed")
     }
-    // SHA-256 of bytes in memory cannot fail for any input; a failure means libcrypto itself is broken.
-    precondition(ok, "libcrypto SHA-256 failed")
-    return hexString(digest)
+
+    mutating func update(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(SHA256_Update(&context, bytes.baseAddress, bytes.count) == 1, "libcrypto SHA-256 failed")
+    }
+
+    mutating func update(_ text: String) {
+        var text = text
+        text.withUTF8 { update($0) }
+    }
+
+    mutating func hex() -> String {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        precondition(SHA256_Final(&digest, &context) == 1, "libcrypto SHA-256 failed")
+        return hexString(digest)
+    }
 }

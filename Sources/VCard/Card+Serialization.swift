@@ -26,40 +26,50 @@ extension Card {
     /// > Lines of text SHOULD NOT be longer than 75 octets, excluding the line break. (RFC 6350 3.2)
     /// A continuation line starts with one space, which counts.
     static func appendFolded(_ line: String, to output: inout [UInt8]) {
-        let bytes = Array(line.utf8)
+        var line = line
+        line.withUTF8 { appendFolded($0, to: &output) }
+    }
+
+    private static func appendFolded(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         var start = 0
         var limit = 75
         while bytes.count - start > limit {
             var end = start + limit
             while end > start, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // back off a continuation byte
-            output += bytes[start..<end]
-            output += [0x0D, 0x0A, 0x20]
+            output.append(contentsOf: bytes[start..<end])
+            output.append(0x0D)
+            output.append(0x0A)
+            output.append(0x20)
             start = end
             limit = 74
         }
-        output += bytes[start...]
-        output += [0x0D, 0x0A]
+        output.append(contentsOf: bytes[start...])
+        output.append(0x0D)
+        output.append(0x0A)
     }
 }
 
 extension Property {
     /// `[group.]NAME;PARAM=a,b:value`, unfolded. Parameter values are quoted only when they must be.
     func contentLine() -> String {
-        var line = group.map { $0 + "." } ?? ""
+        var line = ""
+        line.reserveCapacity((group?.utf8.count ?? 0) + name.utf8.count + value.utf8.count + 16)
+        if let group { line += group + "." }
         line += name
         for parameter in parameters {
             line += ";" + parameter.name
             if parameter.values.isEmpty { continue }
             line += "=" + parameter.values.map(Self.quotedIfNeeded).joined(separator: ",")
         }
-        line += ":" + Self.withoutLineBreaks(value)
+        line += ":"
+        line += Self.withoutLineBreaks(value)
         return line
     }
 
     /// A value never holds a raw line break when written (it would end the line): each one, CRLF, LF or CR, is
     /// written as the escape `\n`, which is what it means in text. Values read by `CardReader` have none.
     private static func withoutLineBreaks(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return value }
+        guard value.containsByte(where: { $0 == 0x0A || $0 == 0x0D }) else { return value }
         return value.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
             .joined(separator: "\\n")
     }
@@ -68,15 +78,18 @@ extension Property {
         let encoded = caretEncoded(value)
         // Bytes, not Characters: a combining mark after `,` would hide it in one Character.
         let separators: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":")]
-        return encoded.utf8.contains(where: separators.contains) ? "\"" + encoded + "\"" : encoded
+        return encoded.containsByte(where: separators.contains) ? "\"" + encoded + "\"" : encoded
     }
 
     /// RFC 6868: a `"` or a line break cannot stand in a parameter value, so they are written `^'` and `^n`, and a
     /// `^` that would read as the start of one of those is written `^^`. Other values are written as they are.
     static func caretEncoded(_ value: String) -> String {
+        guard
+            value.containsByte(where: {
+                $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "^")
+            })
+        else { return value }
         let bytes = Array(value.utf8)
-        let special: Set<UInt8> = [UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "^")]
-        guard bytes.contains(where: special.contains) else { return value }
         // A `^` before these would read as an escape: `'`, `n`, `N` and `^` themselves, and `"` and LF, which are
         // written `^'` and `^n`.
         let ambiguous: Set<UInt8> = [

@@ -198,7 +198,7 @@ enum CardParser {
         {
             return name
         }
-        return name.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? name.uppercased() : name
+        return name.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") } ? name.uppercased() : name
     }
 
     /// vCard 2.1's bare parameters (`TEL;CELL:`) in a 3.0 or 4.0 card, which has none: a type becomes `TYPE=CELL`,

@@ -99,7 +99,7 @@ struct PropertyLine {
 
     /// RFC 6868 in a parameter value: `^'` is `"`, `^n` a line break, `^^` a `^`; any other `^` is itself.
     static func caretDecoded(_ value: String) -> String {
-        guard value.utf8.contains(UInt8(ascii: "^")) else { return value }
+        guard value.containsByte(UInt8(ascii: "^")) else { return value }
         var result: [UInt8] = []
         var iterator = value.utf8.makeIterator()
         var pending = iterator.next()

@@ -15,7 +15,7 @@ enum TextValue {
     /// them) replaced by the character it escapes, and a lone backslash at the end kept as `\\`; nil when there is
     /// none. `repaired` lists each such escape once, in order, for the card's repairs.
     static func repairingEscapes(in raw: String) -> (value: String, repaired: [String])? {
-        guard raw.utf8.contains(backslash) else { return nil }
+        guard raw.containsByte(backslash) else { return nil }
         var result: [UInt8] = []
         result.reserveCapacity(raw.utf8.count)
         var repaired: [String] = []
@@ -48,7 +48,7 @@ enum TextValue {
     /// of them, before `:`, `,` or `;` goes; other backslashes stay (a URI has none, but they are not ours to drop).
     /// The result has no such escape left, so it reads back the same. Nil when there is nothing to remove.
     static func unescapingURI(_ raw: String) -> (value: String, repaired: [String])? {
-        guard raw.utf8.contains(backslash) else { return nil }
+        guard raw.containsByte(backslash) else { return nil }
         let bytes = Array(raw.utf8)
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
@@ -98,7 +98,7 @@ enum TextValue {
     }
 
     static func unescape(_ raw: String) -> String {
-        guard raw.utf8.contains(backslash) else { return raw }
+        guard raw.containsByte(backslash) else { return raw }
         var result: [UInt8] = []
         result.reserveCapacity(raw.utf8.count)
         var escaped = false
@@ -120,7 +120,7 @@ enum TextValue {
             $0 == backslash || $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") || $0 == newline
                 || $0 == UInt8(ascii: "\r")
         }
-        guard text.utf8.contains(where: special) else { return text }
+        guard text.containsByte(where: special) else { return text }
         var result: [UInt8] = []
         result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
@@ -137,7 +137,7 @@ enum TextValue {
     /// The text without ASCII white space (base64 values, which some writers fold with extra spaces).
     static func removingWhitespace(_ text: String) -> String {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        guard text.utf8.contains(where: isSpace) else { return text }
+        guard text.containsByte(where: isSpace) else { return text }
         return String(decoding: text.utf8.filter { !isSpace($0) }, as: UTF8.self)
     }
 

@@ -1,0 +1,12 @@
+extension StringProtocol {
+    /// Whether a UTF-8 byte of the text is `byte`, read in place: a photo's value is tens of KB, and scanning it
+    /// through the UTF-8 view one index at a time was the hottest loop of reading and hashing a card (perf).
+    func containsByte(_ byte: UInt8) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.contains(byte) } ?? utf8.contains(byte)
+    }
+
+    /// Whether a UTF-8 byte of the text satisfies `predicate`, read in place (see `containsByte(_:)`).
+    func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? utf8.contains(where: predicate)
+    }
+}

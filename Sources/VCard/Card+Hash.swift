@@ -29,7 +29,8 @@ extension Card {
     private static func normalisedLines(_ original: Property) -> [String] {
         let property = original.inlineMediaAsVersion3() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
-        var name = property.name.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+        var name =
+            property.name.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
             ? property.name.uppercased() : property.name
         if name.containsByte(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }
         guard !volatileProperties.contains(name) else { return [] }

@@ -86,7 +86,8 @@ extension Property {
     static func caretEncoded(_ value: String) -> String {
         guard
             value.containsByte(where: {
-                $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "^")
+                $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+                    || $0 == UInt8(ascii: "^")
             })
         else { return value }
         let bytes = Array(value.utf8)

@@ -21,6 +21,8 @@ public final class CardDAVAddressBook: AddressBook {
     public let maxWriteConcurrency: Int
     public var learnedWriteConcurrency: Int? { writeConcurrency }
     private var warnedOutside = false
+    /// The server refused writes as busy in this run: the concurrency does not grow again until the next run.
+    private var refusedInRun = false
     private let members: DAVURL.Members
 
     /// `concurrency` is where writes start (what this remote took last time); `maxConcurrency` the configured
@@ -272,14 +274,15 @@ public final class CardDAVAddressBook: AddressBook {
     /// being busy (423 Locked, 429, 503, a 409 while the collection is busy) or loses (5xx, a dropped connection)
     /// are sent again within the pass, with backoff and `Retry-After`; each refusal halves the concurrency, and a
     /// batch taken whole grows it back by one, up to `maxWriteConcurrency`. Repeating a write is safe: every one
-    /// carries `If-Match` or `If-None-Match`, so a write that did arrive fails with 412 and is re-planned.
+    /// carries `If-Match` or `If-None-Match`, so a write that did arrive fails with 412 and is re-planned. After a
+    /// refusal the concurrency stays where it came down to for the rest of the run: a server that takes one write
+    /// at a time (Xandikos) refused the next batch again each time it grew, and each refusal costs a backoff.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](
             repeating: .failure(RemoteError(.malformed, "\(name): not sent")), count: writes.count)
         var waiting = Array(writes.indices)
         var round = 1
-        var everRefused = false
         while !waiting.isEmpty {
             let outcomes: [Result<PutResult, CardDAVError>]
             do {
@@ -305,7 +308,7 @@ public final class CardDAVAddressBook: AddressBook {
                 results[index] = result(outcome, of: requests[index])
             }
             if refused { writeConcurrency = max(1, writeConcurrency / 2) }
-            everRefused = everRefused || refused
+            refusedInRun = refusedInRun || refused
             guard !again.isEmpty else { break }
             guard let delay = retry.delay(afterAttempt: round, retryAfter: retryAfter) else {
                 for index in again {
@@ -323,7 +326,7 @@ public final class CardDAVAddressBook: AddressBook {
             round += 1
             waiting = again
         }
-        if !everRefused, writes.count >= writeConcurrency, writeConcurrency < maxWriteConcurrency {
+        if !refusedInRun, writes.count >= writeConcurrency, writeConcurrency < maxWriteConcurrency {
             writeConcurrency += 1
         }
         return results

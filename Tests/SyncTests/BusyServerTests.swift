@@ -47,7 +47,7 @@ struct BusyServerTests {
             name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
     }
 
-    @Test("423 Locked is waited out within the pass: every write lands, and the concurrency halves to what it takes")
+    @Test("423 Locked is waited out within the pass: every write lands, the concurrency halves to what it takes and stays there for the run")
     func lockedWritesLand() throws {
         let transport = LockingTransport()
         let book = makeBook(transport)
@@ -58,10 +58,18 @@ struct BusyServerTests {
         #expect(transport.concurrencySeen == [4, 2, 1])
         #expect(book.learnedWriteConcurrency == 1)
 
-        // A batch taken whole grows it back by one at a time.
+        // Not grown again in this run: each growth was refused again, at the cost of a backoff.
         let more = try (70..<80).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
         #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
-        #expect(book.learnedWriteConcurrency == 2)
+        #expect(book.learnedWriteConcurrency == 1)
+        #expect(transport.concurrencySeen == [4, 2, 1, 1])
+
+        // The next run starts where this one ended, and a batch taken whole grows it by one at a time.
+        let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 0)
+        let last = try (80..<90).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
+        #expect(next.perform(last).allSatisfy { (try? $0.get()) != nil })
+        #expect(next.learnedWriteConcurrency == 2)
+        #expect(transport.concurrencySeen == [4, 2, 1, 1, 1])
     }
 
     @Test("a Retry-After longer than the policy allows ends those writes as unavailable, with what was asked")

@@ -47,7 +47,7 @@ struct BusyServerTests {
             name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
     }
 
-    @Test("423 Locked is waited out within the pass: every write lands, the concurrency halves to what it takes and stays there for the run")
+    @Test("423 Locked is waited out in the pass: all writes land; the concurrency halves and stays there for the run")
     func lockedWritesLand() throws {
         let transport = LockingTransport()
         let book = makeBook(transport)

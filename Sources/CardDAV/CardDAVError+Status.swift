@@ -15,7 +15,7 @@ extension CardDAVError {
         if let reason = serverReason(body) { message += " (\(reason))" }
         switch kind {
         case .invalidSyncToken: message += " (the sync token is no longer valid)"
-        case .rateLimited(let wait?): message += " (retry after \(wait.components.seconds) s)"
+        case .rateLimited(let wait?), .locked(let wait?): message += " (retry after \(wait.components.seconds) s)"
         case .rateLimited where status == 403: message += " (quota exceeded)"
         default: break
         }
@@ -36,8 +36,8 @@ extension CardDAVError {
         case 403: return .unauthorized
         case 404, 410: return .notFound
         case 412: return .preconditionFailed
-        // 423: a server that locks the collection while it commits a write (Xandikos commits each to git).
-        case 423, 429, 503: return .rateLimited(retryAfter: retryAfter.flatMap { wait($0, now: now) })
+        case 423: return .locked(retryAfter: retryAfter.flatMap { wait($0, now: now) })
+        case 429, 503: return .rateLimited(retryAfter: retryAfter.flatMap { wait($0, now: now) })
         case 400..<500: return .rejected(status: status)
         default: return .serverError(status: status)
         }

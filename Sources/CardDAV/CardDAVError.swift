@@ -12,6 +12,8 @@ public struct CardDAVError: Error, Sendable, CustomStringConvertible {
         case unauthorized
         /// 429 or 503 (or Google's quota 403): try again later, after `retryAfter` when the server said.
         case rateLimited(retryAfter: Duration?)
+        /// 423: the collection is locked while the server commits another write (Xandikos commits each to git).
+        case locked(retryAfter: Duration?)
         /// Any other 5xx, or a status that makes no sense for the request.
         case serverError(status: Int)
         /// 404 or 410.
@@ -38,6 +40,7 @@ public struct CardDAVError: Error, Sendable, CustomStringConvertible {
     public var status: Int? {
         switch kind {
         case .preconditionFailed: 412
+        case .locked: 423
         case .rejected(let status), .serverError(let status): status
         case .unauthorized, .rateLimited, .notFound, .invalidSyncToken, .malformedResponse, .network: nil
         }
@@ -52,7 +55,7 @@ extension CardDAVError.Kind: Equatable {
             true
         case (.rejected(let left), .rejected(let right)), (.serverError(let left), .serverError(let right)):
             left == right
-        case (.rateLimited(let left), .rateLimited(let right)):
+        case (.rateLimited(let left), .rateLimited(let right)), (.locked(let left), .locked(let right)):
             left == right
         case (.network(let left), .network(let right)):
             left.message == right.message

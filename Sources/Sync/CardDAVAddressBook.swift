@@ -277,6 +277,8 @@ public final class CardDAVAddressBook: AddressBook {
     /// carries `If-Match` or `If-None-Match`, so a write that did arrive fails with 412 and is re-planned. After a
     /// refusal the concurrency stays where it came down to for the rest of the run: a server that takes one write
     /// at a time (Xandikos) refused the next batch again each time it grew, and each refusal costs a backoff.
+    /// When every refusal of a round is 423 Locked while several of our writes were in flight, our own writes
+    /// held the lock: they go again at once, one at a time, with no backoff.
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](
@@ -297,19 +299,27 @@ public final class CardDAVAddressBook: AddressBook {
             }
             var again: [Int] = []
             var refused = false
+            var onlyLocked = true
             var retryAfter: Duration?
             for (index, outcome) in zip(waiting, outcomes) {
                 if case .failure(let error) = outcome, let busy = Self.busy(error), round < Self.writeRounds {
                     again.append(index)
                     refused = refused || busy.refused
+                    if case .locked(nil) = error.kind {} else { onlyLocked = false }
                     retryAfter = max(retryAfter ?? .zero, busy.retryAfter ?? .zero)
                     continue
                 }
                 results[index] = result(outcome, of: requests[index])
             }
-            if refused { writeConcurrency = max(1, writeConcurrency / 2) }
             refusedInRun = refusedInRun || refused
             guard !again.isEmpty else { break }
+            if onlyLocked, writeConcurrency > 1, waiting.count > 1 {
+                writeConcurrency = 1
+                round += 1
+                waiting = again
+                continue
+            }
+            if refused { writeConcurrency = max(1, writeConcurrency / 2) }
             guard let delay = retry.delay(afterAttempt: round, retryAfter: retryAfter) else {
                 for index in again {
                     results[index] = .failure(
@@ -339,7 +349,7 @@ public final class CardDAVAddressBook: AddressBook {
     /// being busy (which lowers the concurrency).
     static func busy(_ error: CardDAVError) -> (refused: Bool, retryAfter: Duration?)? {
         switch error.kind {
-        case .rateLimited(let retryAfter): (true, retryAfter)
+        case .rateLimited(let retryAfter), .locked(let retryAfter): (true, retryAfter)
         case .rejected(status: 409): (true, nil)
         case .serverError, .network: (false, nil)
         default: nil
@@ -435,7 +445,8 @@ extension RemoteError {
         case .preconditionFailed: self.init(.preconditionFailed, error.message)
         case .rejected(let status): self.init(.rejected(status: status), error.message)
         case .unauthorized: self.init(.unauthorized, error.message)
-        case .rateLimited(let retryAfter): self.init(.unavailable(retryAfter: retryAfter), error.message)
+        case .rateLimited(let retryAfter), .locked(let retryAfter):
+            self.init(.unavailable(retryAfter: retryAfter), error.message)
         case .serverError: self.init(.unavailable(retryAfter: nil), error.message)
         case .notFound: self.init(.notFound, error.message)
         case .invalidSyncToken: self.init(.invalidSyncToken, error.message)

@@ -19,7 +19,8 @@ struct ErrorClassificationTests {
             (400, CardDAVError.Kind.rejected(status: 400)), (401, .unauthorized), (403, .unauthorized),
             (404, .notFound), (405, .rejected(status: 405)), (409, .rejected(status: 409)), (410, .notFound),
             (412, .preconditionFailed), (413, .rejected(status: 413)), (415, .rejected(status: 415)),
-            (429, .rateLimited(retryAfter: nil)), (500, .serverError(status: 500)), (502, .serverError(status: 502)),
+            (423, .locked(retryAfter: nil)), (429, .rateLimited(retryAfter: nil)), (500, .serverError(status: 500)),
+            (502, .serverError(status: 502)),
             (503, .rateLimited(retryAfter: nil)), (507, .serverError(status: 507)),
         ])
     func statuses(status: Int, kind: CardDAVError.Kind) {

@@ -1,10 +1,10 @@
 import HTTP
 import Logging
-import Sync
 import Testing
 import VCard
 
 @testable import CardDAV
+@testable import Sync
 
 /// A server that takes one write at a time: of the writes that overlap, the first goes through and the others are
 /// answered 423 Locked, as Xandikos does while it commits a write to git.
@@ -12,6 +12,8 @@ final class LockingTransport: DAVTransport {
     private(set) var concurrencySeen: [Int] = []
     private(set) var stored: Set<String> = []
     var retryAfter: String?
+    /// The status of a write refused for overlapping another.
+    var refusal = 423
 
     func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse {
         HTTPResponse(status: 500, headers: [], url: request.url)
@@ -28,7 +30,7 @@ final class LockingTransport: DAVTransport {
             var headers = [HTTPHeader("ETag", "\"\(stored.count)\"")]
             if let retryAfter { headers.append(HTTPHeader("Retry-After", retryAfter)) }
             if inFlightFirst { stored.insert(request.url) }
-            let status = inFlightFirst ? 201 : 423
+            let status = inFlightFirst ? 201 : refusal
             try completion(index, .success((HTTPResponse(status: status, headers: headers, url: request.url), [])))
         }
     }
@@ -47,29 +49,48 @@ struct BusyServerTests {
             name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
     }
 
-    @Test("423 Locked is waited out in the pass: all writes land; the concurrency halves and stays there for the run")
+    @Test("423 Locked among our own writes: sent again at once, one at a time, for the rest of the run")
     func lockedWritesLand() throws {
         let transport = LockingTransport()
-        let book = makeBook(transport)
+        let recorder = RetryPolicyTests.Recorder()
+        var retry = RetryPolicy.immediate()
+        retry.sleep = { recorder.delays.append($0) }
+        let book = makeBook(transport, retry: retry)
         let writes = try (0..<70).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
         let results = book.perform(writes)
         #expect(results.allSatisfy { (try? $0.get()) != nil })
         #expect(transport.stored.count == 70)
-        #expect(transport.concurrencySeen == [4, 2, 1])
+        #expect(transport.concurrencySeen == [4, 1])
+        #expect(recorder.delays.isEmpty)
         #expect(book.learnedWriteConcurrency == 1)
 
-        // Not grown again in this run: each growth was refused again, at the cost of a backoff.
+        // Not grown again in this run: each growth was refused again.
         let more = try (70..<80).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
         #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
         #expect(book.learnedWriteConcurrency == 1)
-        #expect(transport.concurrencySeen == [4, 2, 1, 1])
+        #expect(transport.concurrencySeen == [4, 1, 1])
 
         // The next run starts where this one ended, and a batch taken whole grows it by one at a time.
-        let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 0)
+        let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 0, retry: retry)
         let last = try (80..<90).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
         #expect(next.perform(last).allSatisfy { (try? $0.get()) != nil })
         #expect(next.learnedWriteConcurrency == 2)
-        #expect(transport.concurrencySeen == [4, 2, 1, 1, 1])
+        #expect(transport.concurrencySeen == [4, 1, 1, 1])
+    }
+
+    @Test("429 while busy: the concurrency halves, with a backoff before each round, and stays down for the run")
+    func rateLimitedWritesBackOff() throws {
+        let transport = LockingTransport()
+        transport.refusal = 429
+        let recorder = RetryPolicyTests.Recorder()
+        var retry = RetryPolicy.immediate()
+        retry.sleep = { recorder.delays.append($0) }
+        let book = makeBook(transport, retry: retry)
+        let writes = try (0..<70).map { RemoteWrite.create(try makeCard("r\($0)", "Rate \($0)")) }
+        #expect(book.perform(writes).allSatisfy { (try? $0.get()) != nil })
+        #expect(transport.concurrencySeen == [4, 2, 1])
+        #expect(recorder.delays.count == 2)
+        #expect(book.learnedWriteConcurrency == 1)
     }
 
     @Test("a Retry-After longer than the policy allows ends those writes as unavailable, with what was asked")

@@ -62,7 +62,8 @@ extension ContactStore {
         try db.transaction {
             try db.run(
                 """
-                UPDATE remotes SET url = ?, sync_token = NULL, synced_seq = 0, book_url = NULL, capabilities = NULL
+                UPDATE remotes SET url = ?, sync_token = NULL, synced_seq = 0, book_url = NULL, capabilities = NULL,
+                    write_concurrency = NULL
                 WHERE id = ?
                 """, url, id)
         }

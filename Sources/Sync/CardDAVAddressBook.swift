@@ -19,14 +19,20 @@ public final class CardDAVAddressBook: AddressBook {
     /// Writes in flight at once: adapts to what the server takes (see `perform`).
     public private(set) var writeConcurrency: Int
     public let maxWriteConcurrency: Int
-    public var learnedWriteConcurrency: Int? { writeConcurrency }
+    /// The server locks its collection for each write (423 among our own writes in flight, as Xandikos does): it
+    /// is written one at a time from then on, and the concurrency never grows (Xandikos answers each overlapping
+    /// write 423 only after 150-190 ms, so one refused round cost more than the writes it held up).
+    public private(set) var locksPerWrite: Bool
+    /// `learnedWriteConcurrency` for a server that locks per write: kept by the store, read back by `init`.
+    public static let oneAtATime = 0
+    public var learnedWriteConcurrency: Int? { locksPerWrite ? Self.oneAtATime : writeConcurrency }
     private var warnedOutside = false
     /// The server refused writes as busy in this run: the concurrency does not grow again until the next run.
     private var refusedInRun = false
     private let members: DAVURL.Members
 
-    /// `concurrency` is where writes start (what this remote took last time); `maxConcurrency` the configured
-    /// limit.
+    /// `concurrency` is where writes start (what this remote took last time, `oneAtATime` for a server that locks
+    /// per write); `maxConcurrency` the configured limit.
     public init(
         name: String, book: AddressBookInfo, client: CardDAVClient, retry: RetryPolicy = RetryPolicy(),
         concurrency: Int = 4, maxConcurrency: Int = 4, logger: Logger = Logger(label: "contactbox.carddav")
@@ -40,6 +46,7 @@ public final class CardDAVAddressBook: AddressBook {
         self.retry = retry.withFreshBudget()
         self.maxWriteConcurrency = max(1, maxConcurrency)
         self.writeConcurrency = min(max(1, concurrency), max(1, maxConcurrency))
+        self.locksPerWrite = concurrency == Self.oneAtATime
         self.logger = logger
     }
 
@@ -278,7 +285,8 @@ public final class CardDAVAddressBook: AddressBook {
     /// refusal the concurrency stays where it came down to for the rest of the run: a server that takes one write
     /// at a time (Xandikos) refused the next batch again each time it grew, and each refusal costs a backoff.
     /// When every refusal of a round is 423 Locked while several of our writes were in flight, our own writes
-    /// held the lock: they go again at once, one at a time, with no backoff.
+    /// held the lock: they go again at once, one at a time, with no backoff, and so do all writes from then on
+    /// (`locksPerWrite`).
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](
@@ -315,6 +323,7 @@ public final class CardDAVAddressBook: AddressBook {
             guard !again.isEmpty else { break }
             if onlyLocked, writeConcurrency > 1, waiting.count > 1 {
                 writeConcurrency = 1
+                locksPerWrite = true
                 round += 1
                 waiting = again
                 continue
@@ -336,7 +345,7 @@ public final class CardDAVAddressBook: AddressBook {
             round += 1
             waiting = again
         }
-        if !refusedInRun, writes.count >= writeConcurrency, writeConcurrency < maxWriteConcurrency {
+        if !refusedInRun, !locksPerWrite, writes.count >= writeConcurrency, writeConcurrency < maxWriteConcurrency {
             writeConcurrency += 1
         }
         return results

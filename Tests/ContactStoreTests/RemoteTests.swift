@@ -120,7 +120,7 @@ struct RemoteTests {
         #expect(missing.code == .invalidArgument)
     }
 
-    @Test("a remote pointed elsewhere forgets its items, token, watermark and discovery, and keeps the others'")
+    @Test("a remote pointed elsewhere forgets its items, token, watermark, discovery and concurrency, not others'")
     func resetRemote() throws {
         let fixture = try StoreFixture()
         let remote = try fixture.store.addRemote(name: "icloud", kind: .carddav, url: "https://example.org/a/")
@@ -137,6 +137,7 @@ struct RemoteTests {
         try fixture.store.setSyncedSeq(42, remoteID: remote.id)
         try fixture.store.setDiscovery(
             bookURL: "https://example.org/a/book/", capabilities: ["sync"], remoteID: remote.id)
+        try fixture.store.setWriteConcurrency(0, remoteID: remote.id)
 
         try fixture.store.resetRemote(id: remote.id, url: "https://example.org/b/")
         let reset = try #require(try fixture.store.remote(id: remote.id))
@@ -145,6 +146,7 @@ struct RemoteTests {
         #expect(reset.syncedSeq == 0)
         #expect(reset.bookURL == nil)
         #expect(reset.capabilities.isEmpty)
+        #expect(reset.writeConcurrency == nil)  // what the old server took says nothing of the new one
         #expect(try fixture.store.remoteItemCount(remoteID: remote.id) == 0)
         #expect(try fixture.store.remoteItemCount(remoteID: other.id) == 250)
     }

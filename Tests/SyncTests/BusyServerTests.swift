@@ -49,7 +49,7 @@ struct BusyServerTests {
             name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
     }
 
-    @Test("423 Locked among our own writes: sent again at once, one at a time, for the rest of the run")
+    @Test("423 Locked among our own writes: sent again at once, and every write one at a time from then on")
     func lockedWritesLand() throws {
         let transport = LockingTransport()
         let recorder = RetryPolicyTests.Recorder()
@@ -62,23 +62,21 @@ struct BusyServerTests {
         #expect(transport.stored.count == 70)
         #expect(transport.concurrencySeen == [4, 1])
         #expect(recorder.delays.isEmpty)
-        #expect(book.learnedWriteConcurrency == 1)
+        #expect(book.locksPerWrite)
+        #expect(book.learnedWriteConcurrency == CardDAVAddressBook.oneAtATime)
 
-        // Not grown again in this run: each growth was refused again.
+        // One at a time for good: not grown in this run, nor in the next, which starts from what was learned.
         let more = try (70..<80).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
         #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
-        #expect(book.learnedWriteConcurrency == 1)
-        #expect(transport.concurrencySeen == [4, 1, 1])
-
-        // The next run starts where this one ended, and a batch taken whole grows it by one at a time.
-        let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 0, retry: retry)
+        let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 4, retry: retry)
         let last = try (80..<90).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
         #expect(next.perform(last).allSatisfy { (try? $0.get()) != nil })
-        #expect(next.learnedWriteConcurrency == 2)
+        #expect(next.learnedWriteConcurrency == CardDAVAddressBook.oneAtATime)
         #expect(transport.concurrencySeen == [4, 1, 1, 1])
+        #expect(transport.stored.count == 90)
     }
 
-    @Test("429 while busy: the concurrency halves, with a backoff before each round, and stays down for the run")
+    @Test("429 while busy: the concurrency halves with a backoff per round, stays down for the run, then grows")
     func rateLimitedWritesBackOff() throws {
         let transport = LockingTransport()
         transport.refusal = 429
@@ -91,6 +89,18 @@ struct BusyServerTests {
         #expect(transport.concurrencySeen == [4, 2, 1])
         #expect(recorder.delays.count == 2)
         #expect(book.learnedWriteConcurrency == 1)
+        #expect(!book.locksPerWrite)
+
+        // Not grown again in this run (each growth was refused again); the next run grows it by one per batch
+        // taken whole.
+        let more = try (70..<80).map { RemoteWrite.create(try makeCard("r\($0)", "Rate \($0)")) }
+        #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
+        #expect(book.learnedWriteConcurrency == 1)
+        let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 4, retry: retry)
+        let last = try (80..<90).map { RemoteWrite.create(try makeCard("r\($0)", "Rate \($0)")) }
+        #expect(next.perform(last).allSatisfy { (try? $0.get()) != nil })
+        #expect(next.learnedWriteConcurrency == 2)
+        #expect(transport.concurrencySeen == [4, 2, 1, 1, 1])
     }
 
     @Test("a Retry-After longer than the policy allows ends those writes as unavailable, with what was asked")

@@ -279,14 +279,14 @@ public final class CardDAVAddressBook: AddressBook {
 
     /// Independent writes go out together, at most `writeConcurrency` at a time. Writes the server refuses for
     /// being busy (423 Locked, 429, 503, a 409 while the collection is busy) or loses (5xx, a dropped connection)
-    /// are sent again within the pass, with backoff and `Retry-After`; each refusal halves the concurrency, and a
-    /// batch taken whole grows it back by one, up to `maxWriteConcurrency`. Repeating a write is safe: every one
-    /// carries `If-Match` or `If-None-Match`, so a write that did arrive fails with 412 and is re-planned. After a
-    /// refusal the concurrency stays where it came down to for the rest of the run: a server that takes one write
-    /// at a time (Xandikos) refused the next batch again each time it grew, and each refusal costs a backoff.
-    /// When every refusal of a round is 423 Locked while several of our writes were in flight, our own writes
-    /// held the lock: they go again at once, one at a time, with no backoff, and so do all writes from then on
-    /// (`locksPerWrite`).
+    /// are sent again within the pass, with backoff and `Retry-After`. Repeating a write is safe: every one carries
+    /// `If-Match` or `If-None-Match`, so a write that did arrive fails with 412 and is re-planned.
+    ///
+    /// The concurrency: each refusal halves it, and it then stays down for the rest of the run (a server that takes
+    /// one write at a time refused each growth again, at the cost of a backoff); in a run without refusals, a batch
+    /// taken whole grows it by one, up to `maxWriteConcurrency`. When every refusal of a round is 423 Locked while
+    /// several of our writes were in flight, our own writes held the lock: they go again at once, with no backoff,
+    /// and every write from then on goes one at a time (`locksPerWrite`).
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](

@@ -50,7 +50,8 @@ xandikos_start() {
         [[ -d $repo/.git ]] || { echo "Xandikos made no address book at $repo" >&2 && exit 1; }
         python3 Deploy/bench/seed_radicale.py files "$repo" "$n"
         git -C "$repo" add -A
-        git -C "$repo" -c user.name=bench -c user.email=bench@localhost commit -q --allow-empty -m "seed $n"
+        # No automatic gc: it repacks the objects in the background, while `cp -a` below copies them.
+        git -C "$repo" -c user.name=bench -c user.email=bench@localhost -c gc.auto=0 commit -q --allow-empty -m "seed $n"
     fi
     rm -rf "$xandikos_work/xandikos-storage"
     cp -a "$seeded" "$xandikos_work/xandikos-storage"

@@ -75,7 +75,6 @@ extension Database {
     public func wholeTransaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         guard !isInTransaction else { throw SQLiteError.misuse("a whole transaction cannot be nested") }
         nestsWhole = true
-        failedPart = nil
         defer {
             nestsWhole = false
             failedPart = nil

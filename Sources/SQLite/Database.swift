@@ -125,11 +125,9 @@ public final class Database {
     /// pages as it needs them, not 20 at once: a temporary table (the `IN` list of a `CHECK`, checked on every
     /// insert into history) has a cache of its own for the length of one statement.
     private static let configureLibrary: Void = {
-        _ = csqlite_config_statement_journal_spill(Int32(statementJournalSpill))
+        _ = csqlite_config_statement_journal_spill(32 << 10)
         _ = csqlite_config_page_cache_first_pages(0)
     }()
-
-    static let statementJournalSpill = 32 << 10
 
     deinit {
         // Finalize our statements first, so that close does not leave a zombie connection behind.

@@ -29,8 +29,9 @@ extension Card {
     private static func normalisedLines(_ original: Property) -> [String] {
         let property = original.inlineMediaAsVersion3() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
+        // Upper-cased as before, but not copied when there is nothing to upper-case (ASCII without a-z).
         var name =
-            property.name.containsByte { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+            property.name.containsByte { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 >= 0x80 }
             ? property.name.uppercased() : property.name
         if name.containsByte(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }
         guard !volatileProperties.contains(name) else { return [] }

@@ -15,6 +15,13 @@ struct ContentHashTests {
         return try #require(readAll(text).first).get().card.contentHash
     }
 
+    @Test("reads a name's case alike beyond ASCII too, as a name upper-cased in full")
+    func nameCaseBeyondASCII() {
+        let lower = Card(properties: [Property(name: "FN", value: "A"), Property(name: "é", value: "x")])
+        let upper = Card(properties: [Property(name: "FN", value: "A"), Property(name: "É", value: "x")])
+        #expect(lower.contentHash == upper.contentHash)
+    }
+
     @Test("is a 64-digit lowercase hex SHA-256")
     func isSHA256() throws {
         let value = try hash(base)

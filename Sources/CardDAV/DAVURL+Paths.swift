@@ -6,7 +6,9 @@ extension DAVURL {
 
     /// A decoded path encoded again, segment by segment, for a request.
     public static func encodedPath(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: false).map { encodeSegment(String($0)) }
+        // Most paths need no escape at all (every href of a listing goes through here for its multiget).
+        guard !path.utf8.allSatisfy({ $0 == UInt8(ascii: "/") || allowedInSegment[Int($0)] }) else { return path }
+        return path.split(separator: "/", omittingEmptySubsequences: false).map { encodeSegment(String($0)) }
             .joined(separator: "/")
     }
 }

@@ -64,7 +64,7 @@ public enum DAVURL {
     }
 
     /// The bytes a path segment carries as they are, by value.
-    private static let allowedInSegment: [Bool] = {
+    static let allowedInSegment: [Bool] = {
         var table = [Bool](repeating: false, count: 256)
         for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@".utf8 {
             table[Int(byte)] = true

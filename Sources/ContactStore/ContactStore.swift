@@ -64,6 +64,12 @@ public final class ContactStore {
         try db.wholeTransaction(.immediate, body)
     }
 
+    /// Runs `body`, which only reads, against one snapshot of the store: many lookups in a row (planning a sync
+    /// chunk) then open and close SQLite's read transaction once, not once each (two `fcntl` locks a lookup).
+    public func reading<T>(_ body: () throws -> T) throws -> T {
+        try db.transaction(.deferred, body)
+    }
+
     /// The last change sequence number handed out (0 for a new store).
     public func currentChangeSeq() throws -> Int64 {
         try db.scalarInt64("SELECT value FROM sequence WHERE id = 1") ?? 0

@@ -141,12 +141,15 @@ final class SyncSession {
             return page.map(\.href)
         }
         try book.fetchPages(nextPage) { hrefs, results in
-            var steps: [SyncStep] = []
-            for result in results {
-                switch result {
-                case .success(let card): steps += try plan(fetched: card)
-                case .failure(let error): report.recordError("\(book.name): \(error.message)")
+            let steps = try store.reading {
+                var steps: [SyncStep] = []
+                for result in results {
+                    switch result {
+                    case .success(let card): steps += try plan(fetched: card)
+                    case .failure(let error): report.recordError("\(book.name): \(error.message)")
+                    }
                 }
+                return steps
             }
             try execute(steps)
             done += hrefs.count

@@ -14,9 +14,12 @@ extension Card {
     /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
     public var contentHash: String {
         if let opaqueText { return sha256Hex(Array(("opaque\n" + opaqueText).utf8)) }
+        var lines: [String] = []
+        lines.reserveCapacity(properties.count)
+        for property in properties { Self.appendNormalisedLines(property, to: &lines) }
         // The lines joined by LF, hashed as they are: not copied into one text first (a photo is tens of KB).
         var digest = SHA256Digest()
-        for (index, line) in properties.flatMap(Self.normalisedLines).sorted().enumerated() {
+        for (index, line) in lines.sorted().enumerated() {
             if index > 0 { digest.update("\n") }
             digest.update(line)
         }
@@ -26,25 +29,32 @@ extension Card {
     /// One line per property; a list property (NICKNAME, CATEGORIES) one line per item, since `NICKNAME:a,b` and two
     /// NICKNAME lines say the same (Radicale keeps only the first item of the list form, so that form is not sent
     /// there).
-    private static func normalisedLines(_ original: Property) -> [String] {
+    private static func appendNormalisedLines(_ original: Property, to lines: inout [String]) {
         let property = original.inlineMediaAsVersion3() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
-        // Upper-cased as before, but not copied when there is nothing to upper-case (ASCII without a-z).
-        var name =
-            property.name.containsByte { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 >= 0x80 }
-            ? property.name.uppercased() : property.name
+        var name = property.name.uppercasedIfNeeded
         if name.containsByte(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }
-        guard !volatileProperties.contains(name) else { return [] }
-        var merged: [String: [String]] = [:]
+        guard !volatileProperties.contains(name) else { return }
+        // Parameters by upper-cased name, in the order first seen; written sorted by name. Most properties have
+        // one or none, so a list, not a dictionary.
+        var merged: [(key: String, values: [String])] = []
         for parameter in property.parameters {
-            let key = parameter.name.uppercased()
+            let key = parameter.name.uppercasedIfNeeded
             var values = parameter.values.map(Self.parameterText)
             // `TYPE="home,internet"` and `TYPE=home;TYPE=internet` (Cyrus writes the second for the first).
-            if key == "TYPE" { values = values.flatMap { $0.split(separator: ",").map(String.init) } }
-            if keywordParameters.contains(key) { values = values.map { $0.lowercased() } }
-            merged[key, default: []] += values.map { key == "ENCODING" && $0 == "base64" ? "b" : $0 }
+            // (`split` drops empty pieces, so an empty value goes too.)
+            if key == "TYPE", values.contains(where: { $0.isEmpty || $0.containsByte(UInt8(ascii: ",")) }) {
+                values = values.flatMap { $0.split(separator: ",").map(String.init) }
+            }
+            if keywordParameters.contains(key) { values = values.map(\.lowercasedIfNeeded) }
+            if key == "ENCODING" { values = values.map { $0 == "base64" ? "b" : $0 } }
+            if let index = merged.firstIndex(where: { $0.key == key }) {
+                merged[index].values += values
+            } else {
+                merged.append((key, values))
+            }
         }
-        let binary = merged["ENCODING"] == ["b"]
+        let binary = merged.first { $0.key == "ENCODING" }?.values == ["b"]
         let value: String
         if binary {
             value = TextValue.removingWhitespace(property.value)
@@ -58,16 +68,25 @@ extension Card {
                 ? property.value.replacing("\\;", with: ";").replacing("\\,", with: ",").replacing("\\:", with: ":")
                 : property.value
         }
-        guard !value.isEmpty else { return [] }
+        guard !value.isEmpty else { return }
         var line = property.group.map { $0.lowercased() + "." } ?? ""
         line += name
-        for key in merged.keys.sorted() {
-            var values = merged[key] ?? []
-            if key == "TYPE" { values = Array(Set(values)).sorted() }
-            line += ";" + key + "=" + values.map { "\"" + $0 + "\"" }.joined(separator: ",")
+        if merged.count > 1 { merged.sort { $0.key < $1.key } }
+        for (key, values) in merged {
+            line += ";" + key + "="
+            for (index, value) in (key == "TYPE" ? Array(Set(values)).sorted() : values).enumerated() {
+                line += index == 0 ? "\"" : ",\""
+                line += value
+                line += "\""
+            }
         }
-        guard TextValue.listProperties.contains(name) else { return [line + ":" + value] }
-        return TextValue.split(value, on: UInt8(ascii: ",")).filter { !$0.isEmpty }.map { line + ":" + $0 }
+        guard TextValue.listProperties.contains(name) else {
+            lines.append(line + ":" + value)
+            return
+        }
+        for item in TextValue.split(value, on: UInt8(ascii: ",")) where !item.isEmpty {
+            lines.append(line + ":" + item)
+        }
     }
 }
 

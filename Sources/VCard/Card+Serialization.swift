@@ -10,26 +10,38 @@ extension Card {
     /// chunk of uploads holds 100 of them; grown by doubling, they took twice their size).
     public func serializedBytes() -> [UInt8] {
         if let opaqueText { return Array(opaqueText.utf8) }
-        let lines = properties.map { $0.contentLine() }
+        // Every content line, unfolded, into one buffer (no String per line: serialising was a tenth of a
+        // download's instructions), then folded into the output.
+        var lines: [UInt8] = []
+        var ends: [Int] = []
+        ends.reserveCapacity(properties.count)
+        for property in properties {
+            property.appendContentLine(to: &lines)
+            ends.append(lines.count)
+        }
         // A fold every 71 octets at least (75, or 74 after the leading space, less a UTF-8 sequence backed off).
-        let folded = lines.reduce(0) { size, line in size + line.utf8.count * 74 / 71 + 5 }
+        var folded = 0
+        var start = 0
+        for end in ends {
+            folded += (end - start) * 74 / 71 + 5
+            start = end
+        }
         var output: [UInt8] = []
         output.reserveCapacity(folded + 24)
-        output += Array("BEGIN:VCARD\r\n".utf8)
-        for line in lines {
-            Self.appendFolded(line, to: &output)
+        output += "BEGIN:VCARD\r\n".utf8
+        lines.withUnsafeBufferPointer { buffer in
+            var start = 0
+            for end in ends {
+                Self.appendFolded(UnsafeBufferPointer(rebasing: buffer[start..<end]), to: &output)
+                start = end
+            }
         }
-        output += Array("END:VCARD\r\n".utf8)
+        output += "END:VCARD\r\n".utf8
         return output
     }
 
     /// > Lines of text SHOULD NOT be longer than 75 octets, excluding the line break. (RFC 6350 3.2)
     /// A continuation line starts with one space, which counts.
-    static func appendFolded(_ line: String, to output: inout [UInt8]) {
-        var line = line
-        line.withUTF8 { appendFolded($0, to: &output) }
-    }
-
     private static func appendFolded(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         var start = 0
         var limit = 75
@@ -50,35 +62,49 @@ extension Card {
 }
 
 extension Property {
-    /// `[group.]NAME;PARAM=a,b:value`, unfolded. Parameter values are quoted only when they must be.
-    func contentLine() -> String {
-        var line = ""
-        line.reserveCapacity((group?.utf8.count ?? 0) + name.utf8.count + value.utf8.count + 16)
-        if let group { line += group + "." }
-        line += name
-        for parameter in parameters {
-            line += ";" + parameter.name
-            if parameter.values.isEmpty { continue }
-            line += "=" + parameter.values.map(Self.quotedIfNeeded).joined(separator: ",")
+    /// Appends `[group.]NAME;PARAM=a,b:value`, unfolded. Parameter values are quoted only when they must be.
+    func appendContentLine(to line: inout [UInt8]) {
+        if let group {
+            line += group.utf8
+            line.append(UInt8(ascii: "."))
         }
-        line += ":"
-        line += Self.withoutLineBreaks(value)
-        return line
+        line += name.utf8
+        for parameter in parameters {
+            line.append(UInt8(ascii: ";"))
+            line += parameter.name.utf8
+            for (index, value) in parameter.values.enumerated() {
+                line.append(index == 0 ? UInt8(ascii: "=") : UInt8(ascii: ","))
+                let encoded = Self.caretEncoded(value)
+                // Bytes, not Characters: a combining mark after `,` would hide it in one Character.
+                let quoted = encoded.containsByte {
+                    $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") || $0 == UInt8(ascii: ":")
+                }
+                if quoted { line.append(UInt8(ascii: "\"")) }
+                line += encoded.utf8
+                if quoted { line.append(UInt8(ascii: "\"")) }
+            }
+        }
+        line.append(UInt8(ascii: ":"))
+        Self.appendWithoutLineBreaks(value, to: &line)
     }
 
     /// A value never holds a raw line break when written (it would end the line): each one, CRLF, LF or CR, is
     /// written as the escape `\n`, which is what it means in text. Values read by `CardReader` have none.
-    private static func withoutLineBreaks(_ value: String) -> String {
-        guard value.containsByte(where: { $0 == 0x0A || $0 == 0x0D }) else { return value }
-        return value.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
-            .joined(separator: "\\n")
-    }
-
-    private static func quotedIfNeeded(_ value: String) -> String {
-        let encoded = caretEncoded(value)
-        // Bytes, not Characters: a combining mark after `,` would hide it in one Character.
-        let separators: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":")]
-        return encoded.containsByte(where: separators.contains) ? "\"" + encoded + "\"" : encoded
+    private static func appendWithoutLineBreaks(_ value: String, to line: inout [UInt8]) {
+        guard value.containsByte(where: { $0 == 0x0A || $0 == 0x0D }) else {
+            line += value.utf8
+            return
+        }
+        var afterCR = false
+        for byte in value.utf8 {
+            defer { afterCR = byte == 0x0D }
+            if byte == 0x0A, afterCR { continue }  // the LF of a CRLF, written with its CR
+            if byte == 0x0A || byte == 0x0D {
+                line += #"\n"#.utf8
+            } else {
+                line.append(byte)
+            }
+        }
     }
 
     /// RFC 6868: a `"` or a line break cannot stand in a parameter value, so they are written `^'` and `^n`, and a

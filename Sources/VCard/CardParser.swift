@@ -15,8 +15,9 @@ enum CardParser {
                     let read = try property(from: line, legacy: legacy, log: &log)
                     // `BEGIN;X=y:VCARD` is no card boundary to the reader but would be one once written: such a line
                     // holds no contact data, and keeping it would split the card on its next read.
-                    guard !["BEGIN", "END"].contains(read.name.uppercased()) else {
-                        log.note(.structureLine, read.name.uppercased())
+                    let upper = read.name.uppercasedIfNeeded
+                    guard upper != "BEGIN", upper != "END" else {
+                        log.note(.structureLine, upper)
                         continue
                     }
                     properties.append(read)
@@ -78,7 +79,7 @@ enum CardParser {
             group: parsed.group, name: standardName(parsed.name),
             parameters: parsed.parameters.map { Parameter(standardName($0.name), $0.values) }, value: "")
         if parsed.nonUTF8Parameters { log.note(.notUTF8, property.name) }
-        let upperName = property.name.uppercased()
+        let upperName = property.name.uppercasedIfNeeded
         let encoding = property.parameterValues("ENCODING").first?.uppercased()
         let quotedPrintable =
             encoding == "QUOTED-PRINTABLE"

@@ -37,8 +37,9 @@ public struct Property: Sendable, Equatable {
 
     /// All values of the parameters with this name (case-insensitive), in order.
     public func parameterValues(_ name: String) -> [String] {
+        guard !parameters.isEmpty else { return [] }
         let upper = name.uppercased()
-        return parameters.filter { $0.name.uppercased() == upper }.flatMap(\.values)
+        return parameters.filter { $0.name.uppercasedIfNeeded == upper }.flatMap(\.values)
     }
 
     /// The value unescaped as one piece of text (`\n` becomes a newline, `\,` a comma ...).

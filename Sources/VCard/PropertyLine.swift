@@ -64,7 +64,9 @@ struct PropertyLine {
             return decoded.text
         }
         var index = start
-        while index < bytes.count, ![UInt8(ascii: "="), UInt8(ascii: ";"), UInt8(ascii: ":")].contains(bytes[index]) {
+        while index < bytes.count, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ";"),
+            bytes[index] != UInt8(ascii: ":")
+        {
             index += 1
         }
         let name = text(bytes[start..<index])
@@ -85,8 +87,8 @@ struct PropertyLine {
                 index = close + 1
             } else {
                 valueStart = index
-                while index < bytes.count,
-                    ![UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":")].contains(bytes[index])
+                while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: ";"),
+                    bytes[index] != UInt8(ascii: ":")
                 {
                     index += 1
                 }

@@ -148,6 +148,20 @@ enum TextValue {
     static func canonical(_ raw: String, property name: String) -> String {
         let structured = structuredProperties.contains(name)
         let list = listProperties.contains(name)
+        // Most values have nothing to unescape or escape: then they are their canonical form, but for a structured
+        // value's empty components at the end.
+        let changes = { (byte: UInt8) in
+            byte == backslash || byte == newline || byte == UInt8(ascii: "\r")
+                || (byte == UInt8(ascii: ",") && !list) || (byte == UInt8(ascii: ";") && !structured)
+        }
+        if !raw.containsByte(where: changes) {
+            guard structured else { return raw }
+            var end = raw.utf8.endIndex
+            while end > raw.utf8.startIndex, raw.utf8[raw.utf8.index(before: end)] == UInt8(ascii: ";") {
+                end = raw.utf8.index(before: end)
+            }
+            return String(raw[..<end])
+        }
         var components = structured ? split(raw, on: UInt8(ascii: ";")) : [raw]
         if structured {
             // `N:Lovelace;Ada;;;` and `N:Lovelace;Ada` say the same.

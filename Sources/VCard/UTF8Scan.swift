@@ -10,3 +10,15 @@ extension StringProtocol {
         utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) } ?? utf8.contains(where: predicate)
     }
 }
+
+extension String {
+    /// `uppercased()`, without a copy when there is nothing to upper-case (ASCII without a-z).
+    var uppercasedIfNeeded: String {
+        containsByte { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 >= 0x80 } ? uppercased() : self
+    }
+
+    /// `lowercased()`, without a copy when there is nothing to lower-case (ASCII without A-Z).
+    var lowercasedIfNeeded: String {
+        containsByte { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 } ? lowercased() : self
+    }
+}

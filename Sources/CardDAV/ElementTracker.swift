@@ -261,8 +261,9 @@ struct ElementTracker {
 
     /// "HTTP/1.1 404 Not Found" -> 404 (RFC 4918 14.28: a status-line).
     static func statusCode(_ line: String) -> Int? {
-        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        // Bytes, not Characters: two of these per response of every listing and multiget.
+        let parts = line.utf8.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
         guard parts.count >= 2, parts[1].count == 3 else { return nil }
-        return Int(parts[1])
+        return Int(Substring(parts[1]))
     }
 }

@@ -4,10 +4,10 @@ extension Card {
     /// Properties that change without the contact changing: the writing program, the revision stamp, the format
     /// version (the same contact is written as 3.0 to one server and 4.0 to another), and the identity itself (two
     /// cards that differ only in UID are duplicates, not different people).
-    static let volatileProperties: Set<String> = ["PRODID", "REV", "UID", "VERSION"]
+    static let volatileProperties: [String] = ["PRODID", "REV", "UID", "VERSION"]
 
     /// Parameters whose values are case-insensitive keywords (RFC 6350 5).
-    private static let keywordParameters: Set<String> = ["TYPE", "ENCODING", "VALUE", "CHARSET", "PREF"]
+    private static let keywordParameters: [String] = ["TYPE", "ENCODING", "VALUE", "CHARSET", "PREF"]
 
     /// Lowercase hex SHA-256 of the normalised card. Equal for two cards that differ only in `PRODID`, `REV`,
     /// `UID`, `VERSION`, line folding, property or parameter order, letter case of names, escaping, or the way an

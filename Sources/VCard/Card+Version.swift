@@ -23,7 +23,7 @@ extension Card {
 }
 
 extension Property {
-    static let mediaProperties: Set<String> = ["PHOTO", "LOGO", "SOUND", "KEY"]
+    static let mediaProperties: [String] = ["PHOTO", "LOGO", "SOUND", "KEY"]
 
     /// `PHOTO:data:image/jpeg;base64,AAA` as `PHOTO;ENCODING=b;TYPE=JPEG:AAA`; nil for anything else.
     func inlineMediaAsVersion3() -> Property? {

@@ -55,20 +55,21 @@ enum CardParser {
         return text(bytes[(colon + 1)...]) == "2.1"
     }
 
+    private static let versionBytes = Array("VERSION".utf8)
+
     /// Whether a property name (group included, spaces ignored) is plain ASCII and not `VERSION`: what
     /// `isVersion21` finds of every line but one, without making a String of it. False when it cannot tell so
     /// cheaply (a name that is not ASCII, whose upper case may be).
     private static func isOtherASCIIName(_ name: ArraySlice<UInt8>) -> Bool {
         guard name.allSatisfy({ $0 < 0x80 }) else { return false }
-        let version = Array("VERSION".utf8)
         var matched = 0
         for byte in name.reversed() where byte != UInt8(ascii: " ") {
-            if matched == version.count { return byte != UInt8(ascii: ".") }
+            if matched == versionBytes.count { return byte != UInt8(ascii: ".") }
             let upper = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 0x20 : byte
-            guard upper == version[version.count - 1 - matched] else { return true }
+            guard upper == versionBytes[versionBytes.count - 1 - matched] else { return true }
             matched += 1
         }
-        return matched != version.count
+        return matched != versionBytes.count
     }
 
     private static func property(
@@ -279,7 +280,7 @@ extension CardParser {
     /// Binary data (a photo, a logo, a key) that is not valid base64 is kept exactly as it is, since dropping it
     /// would lose what may be the only copy, but it is reported: a reader may show a broken image or none.
     fileprivate static func checkBase64(_ card: Card, log: inout RepairLog) {
-        for property in card.properties where Property.mediaProperties.contains(property.name.uppercased()) {
+        for property in card.properties where Property.mediaProperties.contains(property.name.uppercasedIfNeeded) {
             let data: Substring
             if property.parameterValues("ENCODING").first?.lowercased() == "b" {
                 data = property.value[...]
@@ -305,23 +306,33 @@ extension CardParser {
     private static func isBase64(_ bytes: some Sequence<UInt8>) -> Bool {
         var count = 0
         var padding = 0
-        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D && byte != 0x0A {
-            if byte == UInt8(ascii: "=") {
-                padding += 1
-            } else if padding > 0 || !isBase64Letter(byte) {
-                return false
+        // One table lookup a byte: a photo is tens of KB, and this runs for every card read.
+        let valid = base64Classes.withUnsafeBufferPointer { classes in
+            for byte in bytes {
+                switch classes[Int(byte)] {
+                case .space: continue
+                case .padding: padding += 1
+                case .letter where padding == 0: break
+                default: return false
+                }
+                count += 1
             }
-            count += 1
+            return true
         }
-        return padding <= 2 && (padding == 0 ? count % 4 != 1 : count % 4 == 0)
+        return valid && padding <= 2 && (padding == 0 ? count % 4 != 1 : count % 4 == 0)
     }
 
-    private static func isBase64Letter(_ byte: UInt8) -> Bool {
-        switch byte {
+    private enum Base64Class: UInt8 { case other, letter, padding, space }
+
+    /// Each byte's class in base64 text: RFC 4648 letters, `=`, and the white space folding leaves.
+    private static let base64Classes: [Base64Class] = (0...255).map { byte in
+        switch UInt8(byte) {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
-            true
-        default: false
+            .letter
+        case UInt8(ascii: "="): .padding
+        case 0x20, 0x09, 0x0D, 0x0A: .space
+        default: .other
         }
     }
 }

@@ -202,11 +202,12 @@ public struct CardReader {
     static func isEnd(_ bytes: [UInt8]) -> Bool { matches(bytes, "END:VCARD") }
 
     /// Case-insensitive match, ignoring trailing white space.
-    private static func matches(_ bytes: [UInt8], _ keyword: String) -> Bool {
-        var trimmed = bytes[...]
-        while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
-        let expected = Array(keyword.utf8)
-        guard trimmed.count == expected.count else { return false }
-        return zip(trimmed, expected).allSatisfy { a, b in a == b || (a >= 0x61 && a <= 0x7A && a - 0x20 == b) }
+    private static func matches(_ bytes: [UInt8], _ keyword: StaticString) -> Bool {
+        var end = bytes.count
+        while end > 0, isSpace(bytes[end - 1]) { end -= 1 }
+        guard end == keyword.utf8CodeUnitCount else { return false }
+        return keyword.withUTF8Buffer { expected in
+            zip(bytes[..<end], expected).allSatisfy { a, b in a == b || (a >= 0x61 && a <= 0x7A && a - 0x20 == b) }
+        }
     }
 }

@@ -34,9 +34,9 @@ struct PropertyLine {
         else {
             throw VCardError(.malformedLine, line: line, "not a property line: \"\(excerpt(bytes))\"")
         }
-        if let dot = fullName.firstIndex(of: ".") {
-            group = String(fullName[..<dot])
-            name = String(fullName[fullName.index(after: dot)...])
+        if let dot = bytes[..<index].firstIndex(of: UInt8(ascii: ".")) {
+            group = String(decoding: bytes[..<dot], as: UTF8.self)
+            name = String(decoding: bytes[(dot + 1)..<index], as: UTF8.self)
         } else {
             name = fullName
         }

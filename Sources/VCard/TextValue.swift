@@ -2,14 +2,15 @@
 /// > Backslashes, commas, semicolons and newlines must be escaped: `\\`, `\,`, `\;`, `\n` (or `\N`).
 enum TextValue {
     /// Properties whose values are text with the escapes above. Other properties (URIs, base64, unknown `X-`
-    /// properties) are kept exactly as written.
-    static let textProperties: Set<String> = [
+    /// properties) are kept exactly as written. (These name lists are arrays, not sets: every property of every
+    /// card is looked up, and comparing a few short names is cheaper than hashing one.)
+    static let textProperties: [String] = [
         "FN", "N", "NICKNAME", "ORG", "TITLE", "ROLE", "NOTE", "ADR", "LABEL", "CATEGORIES", "GENDER",
     ]
     /// Text properties whose value is a list of components separated by `;`.
-    static let structuredProperties: Set<String> = ["N", "ADR", "ORG", "GENDER"]
+    static let structuredProperties: [String] = ["N", "ADR", "ORG", "GENDER"]
     /// Text properties whose value is a list of items separated by `,`.
-    static let listProperties: Set<String> = ["NICKNAME", "CATEGORIES"]
+    static let listProperties: [String] = ["NICKNAME", "CATEGORIES"]
 
     /// The value with every escape other than the four (`\"`, `\'`, `\:` ... as Apple, Google and others write
     /// them) replaced by the character it escapes, and a lone backslash at the end kept as `\\`; nil when there is

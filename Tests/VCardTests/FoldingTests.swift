@@ -29,6 +29,21 @@ struct FoldingTests {
         }
     }
 
+    @Test("a line break in a value is written as \\n in every form; parameter values are quoted and caret-encoded")
+    func contentLines() throws {
+        let card = Card(properties: [
+            Property(name: "VERSION", value: "3.0"), Property(name: "UID", value: "1"),
+            Property(name: "NOTE", value: "a\r\nb\nc\rd\r\r\ne"),
+            Property(
+                group: "item1", name: "X-A",
+                parameters: [Parameter("X-P", ["x,y", "plain", "q\"uote"]), Parameter("B", [])], value: "v"),
+        ])
+        let text = card.serialized()
+        #expect(text.contains("\r\nNOTE:a\\nb\\nc\\nd\\n\\ne\r\n"))
+        #expect(text.contains(#"\#r\#nitem1.X-A;X-P="x,y",plain,q^'uote;B:v\#r\#n"#))
+        #expect(card.serializedBytes() == Array(text.utf8))
+    }
+
     @Test("a fold never splits a multi-byte UTF-8 sequence")
     func foldKeepsUTF8Whole() throws {
         for prefix in 0..<4 {

@@ -29,6 +29,8 @@ public final class CardDAVAddressBook: AddressBook {
     private var warnedOutside = false
     /// The server refused writes as busy in this run: the concurrency does not grow again until the next run.
     private var refusedInRun = false
+    /// A round of this run's writes went out at `writeConcurrency` (see `perform`).
+    private var probed = false
     private let members: DAVURL.Members
 
     /// `concurrency` is where writes start (what this remote took last time, `oneAtATime` for a server that locks
@@ -286,19 +288,27 @@ public final class CardDAVAddressBook: AddressBook {
     /// one write at a time refused each growth again, at the cost of a backoff); in a run without refusals, a batch
     /// taken whole grows it by one, up to `maxWriteConcurrency`. When every refusal of a round is 423 Locked while
     /// several of our writes were in flight, our own writes held the lock: they go again at once, with no backoff,
-    /// and every write from then on goes one at a time (`locksPerWrite`).
+    /// and every write from then on goes one at a time (`locksPerWrite`). The first round of a run holds only as
+    /// many writes as go out at once, the rest follow it: against such a server, only those few are refused (the
+    /// first 100 writes to Xandikos at 10,000 took 170 PUTs and 81 s, against 55 s one at a time).
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](
             repeating: .failure(RemoteError(.malformed, "\(name): not sent")), count: writes.count)
         var waiting = Array(writes.indices)
+        var unsent: [Int] = []
+        if !probed, writeConcurrency > 1, waiting.count > writeConcurrency {
+            unsent = Array(waiting[writeConcurrency...])
+            waiting = Array(waiting[..<writeConcurrency])
+        }
+        probed = true
         var round = 1
         while !waiting.isEmpty {
             let outcomes: [Result<PutResult, CardDAVError>]
             do {
                 outcomes = try client.perform(waiting.map { requests[$0] }, maxConcurrent: writeConcurrency)
             } catch {
-                for index in waiting {
+                for index in waiting + unsent {
                     let failure =
                         (error as? CardDAVError).map { RemoteError($0) } ?? RemoteError(.unreachable, "\(error)")
                     results[index] = .failure(RemoteError(failure.kind, "\(name): \(failure.message)"))
@@ -320,17 +330,22 @@ public final class CardDAVAddressBook: AddressBook {
                 results[index] = result(outcome, of: requests[index])
             }
             refusedInRun = refusedInRun || refused
-            guard !again.isEmpty else { break }
+            guard !again.isEmpty else {
+                waiting = unsent
+                unsent = []
+                continue
+            }
             if onlyLocked, writeConcurrency > 1, waiting.count > 1 {
                 writeConcurrency = 1
                 locksPerWrite = true
                 round += 1
-                waiting = again
+                waiting = again + unsent
+                unsent = []
                 continue
             }
             if refused { writeConcurrency = max(1, writeConcurrency / 2) }
             guard let delay = retry.delay(afterAttempt: round, retryAfter: retryAfter) else {
-                for index in again {
+                for index in again + unsent {
                     results[index] = .failure(
                         RemoteError(
                             .unavailable(retryAfter: retryAfter),
@@ -343,7 +358,8 @@ public final class CardDAVAddressBook: AddressBook {
                 metadata: ["carddav.writes": "\(again.count)", "carddav.concurrency": "\(writeConcurrency)"])
             retry.sleep(delay)
             round += 1
-            waiting = again
+            waiting = again + unsent
+            unsent = []
         }
         if !refusedInRun, !locksPerWrite, writes.count >= writeConcurrency, writeConcurrency < maxWriteConcurrency {
             writeConcurrency += 1

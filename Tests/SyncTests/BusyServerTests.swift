@@ -10,6 +10,8 @@ import VCard
 /// answered 423 Locked, as Xandikos does while it commits a write to git.
 final class LockingTransport: DAVTransport {
     private(set) var concurrencySeen: [Int] = []
+    /// How many writes each batch sent.
+    private(set) var batchSizes: [Int] = []
     private(set) var stored: Set<String> = []
     var retryAfter: String?
     /// The status of a write refused for overlapping another.
@@ -25,6 +27,7 @@ final class LockingTransport: DAVTransport {
     ) throws {
         let width = maxConcurrent ?? 4
         concurrencySeen.append(width)
+        batchSizes.append(requests.count)
         for (index, request) in requests.enumerated() {
             let inFlightFirst = index % width == 0
             var headers = [HTTPHeader("ETag", "\"\(stored.count)\"")]
@@ -49,7 +52,7 @@ struct BusyServerTests {
             name: "busy", book: info, client: client, retry: retry, concurrency: concurrency, maxConcurrency: 4)
     }
 
-    @Test("423 Locked among our own writes: sent again at once, and every write one at a time from then on")
+    @Test("423 Locked among our own writes: a first round of four, the rest one at a time from then on")
     func lockedWritesLand() throws {
         let transport = LockingTransport()
         let recorder = RetryPolicyTests.Recorder()
@@ -61,6 +64,9 @@ struct BusyServerTests {
         #expect(results.allSatisfy { (try? $0.get()) != nil })
         #expect(transport.stored.count == 70)
         #expect(transport.concurrencySeen == [4, 1])
+        // Four sent together (three refused), then the three and the other 66 one at a time: 73 PUTs, not the
+        // 122 of sending all 70 four at a time first.
+        #expect(transport.batchSizes == [4, 69])
         #expect(recorder.delays.isEmpty)
         #expect(book.locksPerWrite)
         #expect(book.learnedWriteConcurrency == CardDAVAddressBook.oneAtATime)
@@ -103,7 +109,7 @@ struct BusyServerTests {
         #expect(transport.concurrencySeen == [4, 2, 1, 1, 1])
     }
 
-    @Test("a Retry-After longer than the policy allows ends those writes as unavailable, with what was asked")
+    @Test("a Retry-After longer than the policy allows ends the writes left as unavailable, with what was asked")
     func longRetryAfterStops() throws {
         let transport = LockingTransport()
         transport.retryAfter = "3600"
@@ -112,7 +118,9 @@ struct BusyServerTests {
         let failures = results.compactMap { result -> RemoteError? in
             if case .failure(let error) = result { error } else { nil }
         }
-        #expect(failures.count == 2)
+        // Two sent (one refused), two not sent: the server asked for an hour's rest.
+        #expect(transport.batchSizes == [2])
+        #expect(failures.count == 3)
         #expect(
             failures.allSatisfy { $0.kind == .unavailable(retryAfter: .seconds(3600)) && $0.message.contains("3600 s") }
         )

@@ -290,7 +290,7 @@ public final class CardDAVAddressBook: AddressBook {
     /// several of our writes were in flight, our own writes held the lock: they go again at once, with no backoff,
     /// and every write from then on goes one at a time (`locksPerWrite`). The first round of a run holds only as
     /// many writes as go out at once, the rest follow it: against such a server, only those few are refused (the
-    /// first 100 writes to Xandikos at 10,000 took 170 PUTs and 81 s, against 55 s one at a time).
+    /// first 100 writes to Xandikos at 10,000 took 170 PUTs and 81 s sent all in the first round, 103 and 59 s so).
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](

@@ -27,7 +27,7 @@ extension Property {
 
     /// `PHOTO:data:image/jpeg;base64,AAA` as `PHOTO;ENCODING=b;TYPE=JPEG:AAA`; nil for anything else.
     func inlineMediaAsVersion3() -> Property? {
-        guard value.utf8.starts(with: "data:".utf8), Self.mediaProperties.contains(name.uppercased()),
+        guard value.utf8.starts(with: "data:".utf8), Self.mediaProperties.contains(name.uppercasedIfNeeded),
             let comma = value.firstIndex(of: ",")
         else { return nil }
         // RFC 2397: data:[<mediatype>][;base64],<data>

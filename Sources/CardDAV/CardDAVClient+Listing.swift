@@ -152,7 +152,7 @@ extension CardDAVClient {
 
     static func item(_ response: MultistatusResponse, path: String) -> MultigetItem {
         let properties = response.properties
-        let propstatStatus = response.propstats.first { $0.properties.addressData != nil }?.status
+        let propstatStatus = response.propstats.first { $0.properties.addressDataBytes != nil }?.status
         let status = response.status ?? propstatStatus ?? response.propstats.first?.status ?? 200
         let what = "REPORT \(path): \(response.href)"
         let outcome: MultigetItem.Outcome
@@ -171,8 +171,8 @@ extension CardDAVClient {
             outcome = .failed(CardDAVError(.malformedResponse, "\(what): \(problem); skipped"))
         } else if response.damaged.contains("address-data") {
             outcome = .damaged("its card in the multistatus is not UTF-8")
-        } else if let text = properties.addressData {
-            outcome = .card(text)
+        } else if let bytes = properties.addressDataBytes {
+            outcome = .card(bytes)
         } else {
             outcome = .failed(CardDAVError(.malformedResponse, "\(what): no address-data"))
         }

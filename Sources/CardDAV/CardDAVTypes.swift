@@ -38,7 +38,9 @@ public enum SyncChange: Sendable, Hashable {
 public enum DAVETag {
     /// Why `etag` cannot be used, or nil when it can.
     public static func problem(_ etag: String) -> String? {
-        etag.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? "its ETag holds control characters (CR, LF ...)" : nil
+        var etag = etag
+        let controls = etag.withUTF8 { $0.contains { $0 < 0x20 || $0 == 0x7F } }
+        return controls ? "its ETag holds control characters (CR, LF ...)" : nil
     }
 }
 
@@ -62,8 +64,8 @@ public struct SyncCollectionResult: Sendable, Equatable {
 /// One item of an addressbook-multiget.
 public struct MultigetItem: Sendable {
     public enum Outcome: Sendable {
-        /// The vCard text, as the server sent it.
-        case card(String)
+        /// The vCard's bytes (UTF-8), as the server sent them.
+        case card([UInt8])
         /// The server says the item does not exist (404): deleted since it was listed.
         case missing
         /// This one item could not be read (e.g. address-data over the parser's cap); the others are unaffected.
@@ -88,7 +90,7 @@ public struct MultigetItem: Sendable {
     }
 
     public var vcard: String? {
-        if case .card(let text) = outcome { text } else { nil }
+        if case .card(let bytes) = outcome { String(decoding: bytes, as: UTF8.self) } else { nil }
     }
 
     public var isMissing: Bool {

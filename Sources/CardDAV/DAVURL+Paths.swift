@@ -76,13 +76,16 @@ extension DAVURL {
         }
 
         private static func isPlainMember(_ href: String, after prefix: [UInt8]) -> Bool {
-            let bytes = href.utf8
-            guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return false }
-            let name = bytes.dropFirst(prefix.count)
-            if name.elementsEqual(".".utf8) || name.elementsEqual("..".utf8) { return false }
-            return !name.contains {
-                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?")
-                    || $0 == UInt8(ascii: "#") || $0 == 0
+            var href = href
+            // The bytes in place: this runs for every href of every listing and multiget.
+            return href.withUTF8 { bytes in
+                guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return false }
+                let name = bytes[prefix.count...]
+                if name.elementsEqual(".".utf8) || name.elementsEqual("..".utf8) { return false }
+                return !name.contains {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "?")
+                        || $0 == UInt8(ascii: "#") || $0 == 0
+                }
             }
         }
     }

@@ -217,7 +217,8 @@ struct ElementTracker {
                 let limit = MultistatusParser.Limits.maxAddressDataBytes >> 20
                 response.problem = "address-data is larger than \(limit) MiB"
             } else {
-                propstat.properties.addressData = String(decoding: buffer, as: UTF8.self)
+                // Copied to its size: the buffer is kept for the next text, and may have grown past it.
+                propstat.properties.addressDataBytes = buffer.withUnsafeBufferPointer { Array($0) }
             }
             releaseBuffer()
         }

@@ -63,8 +63,8 @@ public struct AddressDataType: Sendable, Equatable {
 public struct DAVProperties: Sendable, Equatable {
     public var etag: String?
     public var displayName: String?
-    /// The vCard text of `CARDDAV:address-data`.
-    public var addressData: String?
+    /// The bytes of `CARDDAV:address-data`: UTF-8, as the multistatus was read (`UTF8Repair`).
+    public var addressDataBytes: [UInt8]?
     /// True once a `DAV:resourcetype` was seen; then `isCollection` and `isAddressBook` say what it holds.
     public var hasResourceType = false
     public var isCollection = false
@@ -79,10 +79,16 @@ public struct DAVProperties: Sendable, Equatable {
 
     public init() {}
 
+    /// The vCard text of `CARDDAV:address-data`.
+    public var addressData: String? {
+        get { addressDataBytes.map { String(decoding: $0, as: UTF8.self) } }
+        set { addressDataBytes = newValue.map { Array($0.utf8) } }
+    }
+
     mutating func merge(_ other: DAVProperties) {
         etag = other.etag ?? etag
         displayName = other.displayName ?? displayName
-        addressData = other.addressData ?? addressData
+        addressDataBytes = other.addressDataBytes ?? addressDataBytes
         if other.hasResourceType {
             hasResourceType = true
             isCollection = other.isCollection

@@ -54,16 +54,33 @@ struct UTF8Repair {
             offset += chunk.count
             return Array(chunk)
         }
-        var input = pending
-        pending = []
-        input += chunk
         var output: [UInt8] = []
-        output.reserveCapacity(input.count)
+        if pending.isEmpty {
+            // The usual case: the chunk is read where it lies, not copied first.
+            output.reserveCapacity(chunk.count)
+            repair(chunk.assumingMemoryBound(to: UInt8.self), final: final, into: &output)
+        } else {
+            var input = pending
+            pending = []
+            input += chunk
+            output.reserveCapacity(input.count)
+            input.withUnsafeBufferPointer { repair($0, final: final, into: &output) }
+        }
+        offset += output.count
+        return output
+    }
+
+    private mutating func repair(_ input: UnsafeBufferPointer<UInt8>, final: Bool, into output: inout [UInt8]) {
         var index = 0
         while index < input.count {
-            // Most of a body is plain ASCII text: a run of it is copied at once.
+            // Most of a body is plain ASCII text: a run of it is copied at once, found eight bytes at a time
+            // between the line breaks.
             var end = index
-            while end < input.count, Self.isPlain(input[end]) { end += 1 }
+            while true {
+                while end + 8 <= input.count, Self.isPrintable(word: Self.word(input, at: end)) { end += 8 }
+                guard end < input.count, Self.isPlain(input[end]) else { break }
+                end += 1
+            }
             if end > index {
                 output.append(contentsOf: input[index..<end])
                 index = end
@@ -73,8 +90,7 @@ struct UTF8Repair {
                 switch Self.reference(input, at: index) {
                 case .incomplete where !final:
                     pending = Array(input[index...])
-                    index = input.count
-                    continue
+                    return
                 case .invalid(let length):
                     damage.append(offset + output.count)
                     output += Array("&#xFFFD;".utf8)
@@ -86,26 +102,40 @@ struct UTF8Repair {
             }
             switch Self.sequence(input, at: index) {
             case .valid(let length):
-                output += input[index..<index + length]
+                output.append(contentsOf: input[index..<index + length])
                 index += length
             case .incomplete where !final:
                 pending = Array(input[index...])
-                index = input.count
+                return
             case .incomplete:
                 replace(into: &output)
-                index = input.count
+                return
             case .invalid(let length):
                 replace(into: &output)
                 index += length
             }
         }
-        offset += output.count
-        return output
     }
 
     /// An ASCII byte that is an XML character on its own and starts no reference.
     private static func isPlain(_ byte: UInt8) -> Bool {
         byte < 0x80 && byte != UInt8(ascii: "&") && (byte >= 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D)
+    }
+
+    private static func word(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt64 {
+        UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + index).loadUnaligned(as: UInt64.self)
+    }
+
+    /// Whether all eight bytes are printable ASCII (0x20-0x7F) and none is `&` (Bit Twiddling Hacks: "determine if
+    /// a word has a byte less than n", and "... a zero byte" for `&`).
+    private static func isPrintable(word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let ampersands = word ^ (ones &* UInt64(UInt8(ascii: "&")))
+        let nonASCII = word & highs
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let ampersand = (ampersands &- ones) & ~ampersands & highs
+        return nonASCII | control | ampersand == 0
     }
 
     private mutating func replace(into output: inout [UInt8]) {
@@ -122,7 +152,7 @@ struct UTF8Repair {
     }
 
     /// The UTF-8 sequence at `index` (Unicode Table 3-7), judged as XML 1.0 character data.
-    static func sequence(_ bytes: [UInt8], at index: Int) -> Sequence {
+    static func sequence(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Sequence {
         let first = bytes[index]
         if first < 0x80 {
             // XML 1.0 Char: tab, line feed and carriage return are the only controls.
@@ -155,7 +185,7 @@ struct UTF8Repair {
 
     /// A character reference at `index` (which holds `&`): `.invalid` with its length when it names a character
     /// XML 1.0 does not allow (libxml2 stops the document there too), `.incomplete` when the bytes end inside one.
-    static func reference(_ bytes: [UInt8], at index: Int) -> Sequence {
+    static func reference(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Sequence {
         var position = index + 1
         guard position < bytes.count else { return .incomplete }
         guard bytes[position] == UInt8(ascii: "#") else { return .valid(1) }

@@ -15,11 +15,11 @@ extension ContactStore {
         guard let uid = card.uid, !uid.isEmpty else {
             throw ContactStoreError(.missingUID, "cannot store a card without a UID (\(card.displayName))")
         }
-        let vcard = card.serialized()
+        let vcard = card.serializedBytes()
         let hash = hash ?? card.contentHash  // the caller may have it already: hashing is not free
         return try db.transaction {
             let existing = try contact(uid: uid)
-            if let existing, !existing.deleted, existing.vcard == vcard {
+            if let existing, !existing.deleted, existing.vcard.utf8.elementsEqual(vcard) {
                 return false
             }
             try write(
@@ -49,27 +49,27 @@ extension ContactStore {
 
     // MARK: Row writers shared with import
 
-    func insertContact(_ card: Card, uid: String, vcard: String, hash: String, at time: Int64) throws {
+    func insertContact(_ card: Card, uid: String, vcard: [UInt8], hash: String, at time: Int64) throws {
         try db.run(
             """
             INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted)
             VALUES (?, ?, ?, ?, ?, ?, ?, 0)
-            """, uid, vcard, hash, card.displayName, time, time, try nextChangeSeq())
+            """, uid, SQLValue.utf8Text(vcard), hash, card.displayName, time, time, try nextChangeSeq())
     }
 
     /// New content for an existing row (live or tombstone); the row keeps its id, UID and creation time.
-    func replaceContact(id: Int64, with card: Card, vcard: String, hash: String, at time: Int64) throws {
+    func replaceContact(id: Int64, with card: Card, vcard: [UInt8], hash: String, at time: Int64) throws {
         try db.run(
             """
             UPDATE contacts SET vcard = ?, hash = ?, display_name = ?, changed_at = ?, change_seq = ?, deleted = 0
             WHERE id = ?
-            """, vcard, hash, card.displayName, time, try nextChangeSeq(), id)
+            """, SQLValue.utf8Text(vcard), hash, card.displayName, time, try nextChangeSeq(), id)
     }
 
     /// Writes `card` as the version of `uid`, over `existing` (nil: a new UID), recording the change in history
     /// first: `created` when the UID was not live, else the replaced version as `updated`.
     func write(
-        _ card: Card, uid: String, vcard: String, hash: String, over existing: StoredContact?, origin: HistoryOrigin,
+        _ card: Card, uid: String, vcard: [UInt8], hash: String, over existing: StoredContact?, origin: HistoryOrigin,
         at time: Int64
     ) throws {
         guard let existing else {

@@ -37,16 +37,18 @@ extension ContactStore {
             // Identity is the UID, so a card without one gets one, written into the stored vCard.
             let fresh = Card.makeUID()
             card.setUID(fresh)
-            try write(card, uid: fresh, vcard: card.serialized(), hash: hash, over: nil, origin: origin, at: time)
+            try write(card, uid: fresh, vcard: card.serializedBytes(), hash: hash, over: nil, origin: origin, at: time)
             return .inserted(fresh)
         }
         let existing = try contact(uid: uid)
         guard let existing, !existing.deleted else {
-            try write(card, uid: uid, vcard: card.serialized(), hash: hash, over: existing, origin: origin, at: time)
+            try write(
+                card, uid: uid, vcard: card.serializedBytes(), hash: hash, over: existing, origin: origin, at: time)
             return .inserted(uid)
         }
         if updating {
-            try write(card, uid: uid, vcard: card.serialized(), hash: hash, over: existing, origin: origin, at: time)
+            try write(
+                card, uid: uid, vcard: card.serializedBytes(), hash: hash, over: existing, origin: origin, at: time)
             return .updated(uid)
         }
         // Same UID, different content: two contacts claim one identity. Keep both; the newcomer moves to a fresh
@@ -56,7 +58,7 @@ extension ContactStore {
             uid: fresh, vcard: card.serialized(), hash: hash, kind: .archived,
             origin: HistoryOrigin(reason: "import-duplicate-uid", remoteID: nil, runID: runID), at: time)
         card.setUID(fresh)
-        try write(card, uid: fresh, vcard: card.serialized(), hash: hash, over: nil, origin: origin, at: time)
+        try write(card, uid: fresh, vcard: card.serializedBytes(), hash: hash, over: nil, origin: origin, at: time)
         return .renamed(from: uid, to: fresh)
     }
 }

@@ -113,7 +113,8 @@ extension ContactStore {
             if wasLive, existing?.vcard == vcard { return nil }
             let card = try Self.readStoredCard(vcard, uid: uid)
             if !dryRun {
-                try write(card, uid: uid, vcard: vcard, hash: hash, over: existing, origin: origin, at: now())
+                try write(
+                    card, uid: uid, vcard: Array(vcard.utf8), hash: hash, over: existing, origin: origin, at: now())
             }
             return RestoreChange(uid: uid, displayName: card.displayName, action: wasLive ? .reverted : .revived)
         }

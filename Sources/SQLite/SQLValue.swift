@@ -5,6 +5,9 @@ public enum SQLValue: Sendable, Equatable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+    /// Text given as its UTF-8 bytes, bound as TEXT: for text built as bytes (a serialised card), which would
+    /// otherwise be checked as UTF-8 once more only to make a String.
+    case utf8Text([UInt8])
 }
 
 /// A Swift value that can be bound to a `?` placeholder.

@@ -72,6 +72,16 @@ final class Statement {
                 sqlite3_bind_text64(
                     handle, index, pointer, sqlite3_uint64(text.utf8.count), csqlite_transient(), UInt8(SQLITE_UTF8))
             }
+        case .utf8Text(let bytes) where bytes.isEmpty:
+            // An empty array may have no base address, and a NULL pointer would bind NULL instead of empty text.
+            code = sqlite3_bind_text64(handle, index, "", 0, csqlite_transient(), UInt8(SQLITE_UTF8))
+        case .utf8Text(let bytes):
+            code = bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_text64(
+                    handle, index, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+                    sqlite3_uint64(buffer.count),
+                    csqlite_transient(), UInt8(SQLITE_UTF8))
+            }
         case .blob(let bytes) where bytes.isEmpty:
             // An empty array may have no base address, and a NULL pointer would bind NULL instead of an empty blob.
             code = sqlite3_bind_zeroblob(handle, index, 0)

@@ -223,8 +223,8 @@ public final class CardDAVAddressBook: AddressBook {
                 continue
             case .failed(let error):
                 results.append(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
-            case .card(let text):
-                results.append(.success(RemoteCard(reading: text, href: href, etag: item.etag ?? "")))
+            case .card(let bytes):
+                results.append(.success(RemoteCard(readingUTF8: bytes, href: href, etag: item.etag ?? "")))
             case .damaged(let why):
                 results.append(fetchAlone(href, because: why))
             }
@@ -489,11 +489,19 @@ extension RemoteError {
 extension RemoteCard {
     /// Reads one fetched item; one that does not read as a card is carried opaque (`Card+Opaque.swift`), with why.
     public init(reading text: String, href: String, etag: String) {
-        var reader = CardReader(text: text)
+        self.init(readingUTF8: Array(text.utf8), href: href, etag: etag)
+    }
+
+    /// The same for the bytes of text (a multistatus's address-data, UTF-8 once read): no String made first.
+    init(readingUTF8 bytes: [UInt8], href: String, etag: String) {
+        var reader = CardReader(bytes: bytes)
         switch reader.next() {
         case .success(let parsed): self.init(href: href, etag: etag, parsed: parsed)
-        case .failure(let error): self.init(opaque: text, href: href, etag: etag, why: "\(error)")
-        case nil: self.init(opaque: text, href: href, etag: etag, why: "no card in the item")
+        case .failure(let error):
+            self.init(opaque: String(decoding: bytes, as: UTF8.self), href: href, etag: etag, why: "\(error)")
+        case nil:
+            self.init(
+                opaque: String(decoding: bytes, as: UTF8.self), href: href, etag: etag, why: "no card in the item")
         }
     }
 

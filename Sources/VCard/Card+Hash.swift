@@ -14,22 +14,46 @@ extension Card {
     /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
     public var contentHash: String {
         if let opaqueText { return sha256Hex(Array(("opaque\n" + opaqueText).utf8)) }
-        var lines: [String] = []
+        // Every line into one buffer, each a range of it (no String a line), sorted as their Strings would sort,
+        // then hashed joined by LF as they are: not copied into one text first (a photo is tens of KB).
+        var text: [UInt8] = []
+        var lines: [Range<Int>] = []
         lines.reserveCapacity(properties.count)
-        for property in properties { Self.appendNormalisedLines(property, to: &lines) }
-        // The lines joined by LF, hashed as they are: not copied into one text first (a photo is tens of KB).
+        for property in properties { Self.appendNormalisedLines(property, to: &text, lines: &lines) }
         var digest = SHA256Digest()
-        for (index, line) in lines.sorted().enumerated() {
-            if index > 0 { digest.update("\n") }
-            digest.update(line)
+        text.withUnsafeBufferPointer { bytes in
+            let sorted = lines.sorted { Self.sortsBefore(bytes[$0], bytes[$1]) }
+            for (index, line) in sorted.enumerated() {
+                if index > 0 { digest.update("\n") }
+                digest.update(UnsafeBufferPointer(rebasing: bytes[line]))
+            }
         }
         return digest.hex()
+    }
+
+    /// Whether line `a` sorts before line `b` as their Strings do (Unicode canonical order): by their bytes where
+    /// they first differ in an ASCII character that no combining mark follows, which is the same; else as Strings.
+    static func sortsBefore(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        let common = min(a.count, b.count)
+        var offset = 0
+        while offset < common, a[a.startIndex + offset] == b[b.startIndex + offset] { offset += 1 }
+        let isASCII = { (line: Slice<UnsafeBufferPointer<UInt8>>, offset: Int) in
+            offset >= line.count || line[line.startIndex + offset] < 0x80
+        }
+        if offset == common {
+            if a.count == b.count { return false }
+            // One is the other and more: shorter first, unless what follows may combine with what came before.
+            if isASCII(a, offset), isASCII(b, offset) { return a.count < b.count }
+        } else if isASCII(a, offset), isASCII(a, offset + 1), isASCII(b, offset), isASCII(b, offset + 1) {
+            return a[a.startIndex + offset] < b[b.startIndex + offset]
+        }
+        return String(decoding: a, as: UTF8.self) < String(decoding: b, as: UTF8.self)
     }
 
     /// One line per property; a list property (NICKNAME, CATEGORIES) one line per item, since `NICKNAME:a,b` and two
     /// NICKNAME lines say the same (Radicale keeps only the first item of the list form, so that form is not sent
     /// there).
-    private static func appendNormalisedLines(_ original: Property, to lines: inout [String]) {
+    private static func appendNormalisedLines(_ original: Property, to text: inout [UInt8], lines: inout [Range<Int>]) {
         let property = original.inlineMediaAsVersion3() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
         var name = property.name.uppercasedIfNeeded
@@ -69,23 +93,31 @@ extension Card {
                 : property.value
         }
         guard !value.isEmpty else { return }
-        var line = property.group.map { $0.lowercased() + "." } ?? ""
-        line += name
+        var head: [UInt8] = []
+        if let group = property.group {
+            head += group.lowercased().utf8
+            head.append(UInt8(ascii: "."))
+        }
+        head += name.utf8
         if merged.count > 1 { merged.sort { $0.key < $1.key } }
         for (key, values) in merged {
-            line += ";" + key + "="
+            head.append(UInt8(ascii: ";"))
+            head += key.utf8
+            head.append(UInt8(ascii: "="))
             for (index, value) in (key == "TYPE" ? Array(Set(values)).sorted() : values).enumerated() {
-                line += index == 0 ? "\"" : ",\""
-                line += value
-                line += "\""
+                if index > 0 { head.append(UInt8(ascii: ",")) }
+                head.append(UInt8(ascii: "\""))
+                head += value.utf8
+                head.append(UInt8(ascii: "\""))
             }
         }
-        guard TextValue.listProperties.contains(name) else {
-            lines.append(line + ":" + value)
-            return
-        }
-        for item in TextValue.split(value, on: UInt8(ascii: ",")) where !item.isEmpty {
-            lines.append(line + ":" + item)
+        let items = TextValue.listProperties.contains(name) ? TextValue.split(value, on: UInt8(ascii: ",")) : [value]
+        for item in items where !item.isEmpty {
+            let start = text.count
+            text += head
+            text.append(UInt8(ascii: ":"))
+            text += item.utf8
+            lines.append(start..<text.count)
         }
     }
 }

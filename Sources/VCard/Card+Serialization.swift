@@ -90,8 +90,10 @@ extension Property {
 
     /// A value never holds a raw line break when written (it would end the line): each one, CRLF, LF or CR, is
     /// written as the escape `\n`, which is what it means in text. Values read by `CardReader` have none.
+    private static let lineBreaks: [UInt8] = [0x0A, 0x0D]
+
     private static func appendWithoutLineBreaks(_ value: String, to line: inout [UInt8]) {
-        guard value.containsByte(where: { $0 == 0x0A || $0 == 0x0D }) else {
+        guard value.containsAnyByte(of: lineBreaks) else {
             line += value.utf8
             return
         }

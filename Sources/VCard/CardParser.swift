@@ -300,22 +300,28 @@ extension CardParser {
     /// all the same.
     static func isBase64(_ text: Substring) -> Bool {
         // A photo is tens of KB: its bytes in place, not a Substring's UTF-8 view index by index.
-        text.utf8.withContiguousStorageIfAvailable(isBase64) ?? isBase64(Array(text.utf8))
+        text.utf8.withContiguousStorageIfAvailable(isBase64) ?? Array(text.utf8).withUnsafeBufferPointer(isBase64)
     }
 
-    private static func isBase64(_ bytes: some Sequence<UInt8>) -> Bool {
+    private static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var count = 0
         var padding = 0
-        // One table lookup a byte: a photo is tens of KB, and this runs for every card read.
+        var index = 0
+        // One table lookup a byte, and a tight loop over the runs of letters: a photo is tens of KB, and this runs
+        // for every card read.
         let valid = base64Classes.withUnsafeBufferPointer { classes in
-            for byte in bytes {
-                switch classes[Int(byte)] {
-                case .space: continue
-                case .padding: padding += 1
-                case .letter where padding == 0: break
+            while index < bytes.count {
+                let run = index
+                while index < bytes.count, classes[Int(bytes[index])] == .letter { index += 1 }
+                guard padding == 0 || index == run else { return false }  // a letter after `=`
+                count += index - run
+                guard index < bytes.count else { break }
+                switch classes[Int(bytes[index])] {
+                case .space: break
+                case .padding: (padding, count) = (padding + 1, count + 1)
                 default: return false
                 }
-                count += 1
+                index += 1
             }
             return true
         }

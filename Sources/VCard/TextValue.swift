@@ -137,10 +137,11 @@ enum TextValue {
 
     /// The text without ASCII white space (base64 values, which some writers fold with extra spaces).
     static func removingWhitespace(_ text: String) -> String {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        guard text.containsByte(where: isSpace) else { return text }
-        return String(decoding: text.utf8.filter { !isSpace($0) }, as: UTF8.self)
+        guard text.containsAnyByte(of: whitespace) else { return text }
+        return String(decoding: text.utf8.filter { !whitespace.contains($0) }, as: UTF8.self)
     }
+
+    private static let whitespace: [UInt8] = [0x20, 0x09, 0x0D, 0x0A]
 
     private static let backslash = UInt8(ascii: "\\")
     private static let newline = UInt8(ascii: "\n")

@@ -105,6 +105,31 @@ struct DamagedMultistatusTests {
         }
     }
 
+    @Test("the repair finds a bad byte or reference at every offset of the plain text it reads eight bytes at a time")
+    func repairAtEveryOffset() {
+        func repaired(_ bytes: [UInt8]) -> ([UInt8], Int) {
+            var repair = UTF8Repair()
+            var output = bytes.withUnsafeBytes { repair.repair($0, final: false) }
+            output += repair.repair(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
+            return (output, repair.takeDamage(before: Int.max))
+        }
+        let head = Array("<a>".utf8)
+        let plain = Array("abcdefghijklmnopqrstuvwxyz0123456789 <>/\t\r\n~\u{7F}".utf8)
+        #expect(repaired(head + plain + plain) == (head + plain + plain, 0))
+        for offset in 0..<24 {
+            let before = Array(repeating: UInt8(ascii: "x"), count: offset)
+            let after = Array(repeating: UInt8(ascii: "y"), count: 17)
+            // A control XML forbids, a byte that is no UTF-8, a reference to a forbidden character: each one found.
+            #expect(repaired(head + before + [0x0B] + after) == (head + before + [0xEF, 0xBF, 0xBD] + after, 1))
+            #expect(repaired(head + before + [0xFF] + after) == (head + before + [0xEF, 0xBF, 0xBD] + after, 1))
+            let entity = Array("&#xFFFD;".utf8)
+            #expect(repaired(head + before + Array("&#1;".utf8) + after) == (head + before + entity + after, 1))
+            // Good text that is not plain ASCII passes as it is.
+            let good = head + before + Array("é&amp;".utf8) + after
+            #expect(repaired(good) == (good, 0))
+        }
+    }
+
     @Test("an entity is refused as such, not as an undefined one; a DTD without entities is read")
     func dtdRefused() throws {
         let body = Array(

@@ -55,6 +55,18 @@ struct DatabaseTests {
         #expect(rows[1].4 == [])
     }
 
+    @Test("text given as its UTF-8 bytes is stored as text, an empty one as empty text, not NULL")
+    func utf8TextBinding() throws {
+        for text in ["Zoë 😀 \u{0}after NUL", ""] {
+            try db.run("INSERT INTO item (name) VALUES (?)", SQLValue.utf8Text(Array(text.utf8)))
+            let row = try #require(
+                try db.queryFirst("SELECT name, typeof(name) FROM item ORDER BY id DESC LIMIT 1") { row in
+                    (try row.string(0), try row.string(1))
+                })
+            #expect(row == (text, "text"))
+        }
+    }
+
     @Test("nil and optionals bind NULL, optional accessors read it, non-optional ones refuse it")
     func nulls() throws {
         let missing: String? = nil
@@ -151,6 +163,16 @@ struct DatabaseTests {
             pairs.append(name + ":" + rest.joined())
         }
         #expect(pairs == ["a:bc", "b:bc", "c:bc"])
+    }
+
+    @Test("SQL built at run time, whose text the next string may reuse the place of, finds its own statement")
+    func statementCacheForBuiltSQL() throws {
+        for round in 0..<300 {
+            let value = round % 7
+            // Built, not a literal: freed after each round, so the next SQL text may lie where this one did.
+            let sql = "SELECT " + String(repeating: " ", count: round % 3) + "\(value) + ?"
+            #expect(try db.scalarInt64(sql, 1) == Int64(value + 1), "\(sql)")
+        }
     }
 
     @Test("user_version is read, written and survives reopening")

@@ -84,4 +84,21 @@ struct ContentHashTests {
     func addedPropertyIsAChange() throws {
         #expect(try hash(base + ["EMAIL:work@example.org"]) != hash(base))
     }
+
+    @Test("sorts its lines in the order of their Strings, combining marks and prefixes included")
+    func lineOrder() {
+        let lines = [
+            "", "A", "AB", "Ab", "B", "e", "ex", "e\u{301}", "e\u{301}x", "é", "éx", "f", "FN:e", "FN:e\u{301}", "FN:é",
+            "FN:éa", "FN:f", "N:日本", "N:日本語", "N:\u{1F600}", "x\u{301}\u{323}", "x\u{323}\u{301}", "z",
+        ].map { Array($0.utf8) }
+        for a in lines {
+            for b in lines {
+                let before = a.withUnsafeBufferPointer { a in
+                    b.withUnsafeBufferPointer { b in Card.sortsBefore(a[...], b[...]) }
+                }
+                let strings = (String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self))
+                #expect(before == (strings.0 < strings.1), "\(strings)")
+            }
+        }
+    }
 }

@@ -109,13 +109,9 @@ struct LineReader {
     private func lineBreak(from index: Int) -> Int? {
         buffer.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress, index < bytes.count else { return nil }
-            var end: Int?
-            var count = bytes.count - index
-            if let lineFeed = memchr(base + index, Int32(Self.lineFeed), count) {
-                end = base.distance(to: lineFeed)
-                count = base.distance(to: lineFeed) - index
-            }
-            if let carriageReturn = memchr(base + index, Int32(Self.carriageReturn), count) {
+            // A CR is looked for only before the first LF.
+            var end = memchr(base + index, Int32(Self.lineFeed), bytes.count - index).map { base.distance(to: $0) }
+            if let carriageReturn = memchr(base + index, Int32(Self.carriageReturn), (end ?? bytes.count) - index) {
                 end = base.distance(to: carriageReturn)
             }
             return end

@@ -3,8 +3,9 @@
 # 127.0.0.1, beside vdirsyncer and beside each server's floor, measured in the same run. Per server, one table:
 #   - download of N contacts into an empty store (fresh server, N in BENCH_SIZES): our wall time, vdirsyncer's and
 #     the ratio; the server's floor (Deploy/bench/floor.py: the listing and the multigets of 100, sent one after
-#     the other with no client work; the cheaper of a token-less sync-collection and a PROPFIND of the sync-token
-#     then of getetag, both printed) and our ratio to it; our CPU time (user + system, from wait4) per contact;
+#     the other with no client work; the cheapest of a token-less sync-collection, a PROPFIND of the sync-token
+#     then of getetag, each followed by multigets, and the sync-token then one query of every card, all printed)
+#     and our ratio to it; our CPU time (user + system, from wait4) per contact;
 #   - the same download with our process held to a quarter of one core (Deploy/lib/cpucap.sh; a Pi Zero 2 W's
 #     core is several times slower than this machine's), and vdirsyncer held the same way;
 #   - the no-op sync's requests, and the sync after 1% changed on each side against its floor (the delta, its
@@ -162,11 +163,12 @@ for s in "${servers[@]}"; do
         server_start "$n"
         eval "$(floor download-propfind)"
         propfind_floor=$floor_s propfind_listing=$(awk -v a="$token_s" -v b="$listing_s" 'BEGIN { print a + b }')
-        if le "$sync_floor" "$propfind_floor"; then
-            dl_floor=$sync_floor floor_how="sync-collection ${sync_listing} s (PROPFIND ${propfind_listing} s)"
-        else
-            dl_floor=$propfind_floor floor_how="PROPFIND ${propfind_listing} s (sync-collection ${sync_listing} s)"
-        fi
+        # Read-only, so on the same server: the query of every card, listing and cards in one request.
+        eval "$(floor download-query)"
+        query_floor=$floor_s
+        dl_floor=$(printf '%s\n' "$sync_floor" "$propfind_floor" "$query_floor" | sort -g | head -1)
+        floor_how="sync-collection ${sync_listing} s + multigets = ${sync_floor} s; token and PROPFIND"
+        floor_how+=" ${propfind_listing} s + multigets = ${propfind_floor} s; token and query = ${query_floor} s"
         server_start "$n"
         token=$(floor token)
         python3 Deploy/bench/seed_radicale.py edit-remote "$server_book" alice "$work/password" "$changes" "$n"
@@ -237,7 +239,7 @@ for s in "${servers[@]}"; do
         echo
         echo "$server_label: download (seconds; CPU: user + system of our process; ¼ core: ${cpu_percent}% of one core)"
         echo
-        echo "| N | ContactBox | vdirsyncer | × vdirsyncer | floor | × floor | floor's listing | CPU s | CPU ms/contact" \
+        echo "| N | ContactBox | vdirsyncer | × vdirsyncer | floor | × floor | the floors, by way | CPU s | CPU ms/contact" \
             "| ¼ core: ContactBox | ¼ core: vdirsyncer | × | no-op requests | 1% each side | its floor | × floor" \
             "| footprint MB (download / 1%) |"
         echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

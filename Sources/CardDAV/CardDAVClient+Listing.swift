@@ -116,6 +116,30 @@ extension CardDAVClient {
         }
     }
 
+    /// Every card of a collection with its ETag, by one addressbook-query whose filter matches every card
+    /// (`DAVRequestBody.queryAll`), streamed: `onItem` gets each item as it is read, as a multiget's. Sub-collections
+    /// and the collection itself are left out. Returns false when the server cut the answer short (507 for the
+    /// collection, or `DAV:number-of-matches-within-limits`): the items given are then only some of the book's.
+    public func queryAll(bookURL: String, version: String? = nil, onItem: (MultigetItem) throws -> Void) throws -> Bool
+    {
+        let path = DAVURL.path(of: bookURL)
+        logger.debug("carddav query of every card", metadata: ["carddav.book": "\(path)"])
+        let book = DAVURL.Resource(bookURL)
+        var truncated = false
+        let (_, summary) = try multistatus(
+            "REPORT", bookURL, depth: "1", body: DAVRequestBody.queryAll(version: version),
+            lowSpeedTime: Self.listingLowSpeedTime
+        ) { response in
+            if book.isNamed(by: response.href) {
+                if response.status == 507 { truncated = true }
+                return
+            }
+            guard !response.properties.isCollection else { return }
+            try onItem(Self.item(response, path: path))
+        }
+        return !truncated && !summary.isTruncated
+    }
+
     /// A listed item's ETag, or "" (unknown: the item is fetched and compared) when there is none, or one that
     /// was not UTF-8 or cannot be sent back (`DAVETag`). The fetch reports such an item if its ETag stays bad.
     static func listedETag(_ response: MultistatusResponse) -> String {

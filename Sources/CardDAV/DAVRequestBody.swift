@@ -20,15 +20,25 @@ enum DAVRequestBody {
 
     /// RFC 6352 8.7 addressbook-multiget. `version` asks for that vCard version when the book supports it.
     static func multiget(hrefs: [String], version: String?) -> [UInt8] {
-        let addressData =
-            version.map { #"<C:address-data content-type="text/vcard" version="\#(escape($0))"/>"# }
-            ?? "<C:address-data/>"
-        var body = prolog + "<C:addressbook-multiget \(namespaces)><D:prop><D:getetag/>\(addressData)</D:prop>"
+        var body = prolog + "<C:addressbook-multiget \(namespaces)><D:prop><D:getetag/>\(addressData(version))</D:prop>"
         for href in hrefs {
             body += "<D:href>\(escape(href))</D:href>"
         }
         body += "</C:addressbook-multiget>"
         return Array(body.utf8)
+    }
+
+    /// RFC 6352 8.6 addressbook-query for every card of the book with its ETag: a filter without prop-filters
+    /// matches every card (10.5: all of no tests hold). The resource type tells a sub-collection apart.
+    static func queryAll(version: String?) -> [UInt8] {
+        let body =
+            "<C:addressbook-query \(namespaces)><D:prop><D:getetag/><D:resourcetype/>\(addressData(version))</D:prop>"
+            + #"<C:filter test="allof"/></C:addressbook-query>"#
+        return Array((prolog + body).utf8)
+    }
+
+    private static func addressData(_ version: String?) -> String {
+        version.map { #"<C:address-data content-type="text/vcard" version="\#(escape($0))"/>"# } ?? "<C:address-data/>"
     }
 
     /// XML character escaping for text and attribute values.

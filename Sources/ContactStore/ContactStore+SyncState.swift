@@ -3,14 +3,16 @@ import SQLite
 /// What a sync run needs beyond plain CRUD: the remote's listing, kept in a temporary table so that a listing of
 /// any size is compared with the saved state by SQLite in bounded memory, and the local changes not yet on a remote.
 extension ContactStore {
-    /// One listed remote entry; `etag` is nil for a removal.
+    /// One listed remote entry; `etag` is nil for a removal. `card` is its card where the listing brought it.
     public struct ListedEntry: Sendable, Equatable {
         public var href: String
         public var etag: String?
+        public var card: [UInt8]?
 
-        public init(href: String, etag: String?) {
+        public init(href: String, etag: String?, card: [UInt8]? = nil) {
             self.href = href
             self.etag = etag
+            self.card = card
         }
     }
 
@@ -20,21 +22,30 @@ extension ContactStore {
         public var base: RemoteItemState?
     }
 
-    /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk; that database
-    /// has its own page cache, 2 MB by default, which the main database's cache_size does not bound.
+    /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk (in
+    /// `/var/tmp` unless `SQLITE_TMPDIR` or `TMPDIR` says otherwise); that database has its own page cache, 2 MB by
+    /// default, which the main database's cache_size does not bound. Cards a listing brings along go to a table of
+    /// their own as they come (appended: sorted into the listing's tree, whose leaves they would crowd, they made a
+    /// small cache read and write each page again and again), until they are settled (`listedCards`). The answer
+    /// is read as fast as it comes, whatever the work per card.
     public func beginListing() throws {
         try db.execute(
             """
             PRAGMA temp.cache_size = -256;
+            PRAGMA temp.auto_vacuum = INCREMENTAL;
             CREATE TEMP TABLE IF NOT EXISTS sync_listing (
-                href TEXT PRIMARY KEY, etag TEXT, state INTEGER NOT NULL -- 0 changed, 1 removed, 2 unchanged
+                href TEXT PRIMARY KEY, etag TEXT, state INTEGER NOT NULL, -- 0 changed, 1 removed, 2 unchanged
+                card INTEGER -- its card in sync_cards, where the listing brought it
             ) WITHOUT ROWID;
+            CREATE TEMP TABLE IF NOT EXISTS sync_cards (id INTEGER PRIMARY KEY, card BLOB NOT NULL);
             DELETE FROM temp.sync_listing;
             """)
+        try dropListedCards()
     }
 
     /// Adds up to `chunkLimit` entries of remote `remoteID`'s listing in one transaction; a later entry for the
-    /// same href replaces an earlier one. An entry whose ETag equals the saved one is marked unchanged as it goes
+    /// same href replaces an earlier one, keeping the card the earlier one brought if the ETag is the same (a
+    /// listing that follows one cut short). An entry whose ETag equals the saved one is marked unchanged as it goes
     /// in, not deleted afterwards: one `DELETE` of the unchanged entries of a whole listing collected their keys
     /// in an ephemeral table first, which SQLite's temporary cache size does not bound (+2 MB of footprint for a
     /// folder of 50,000).
@@ -44,12 +55,19 @@ extension ContactStore {
         }
         try db.transaction {
             for entry in entries {
+                var card: Int64?
+                if let bytes = entry.card {
+                    try db.run("INSERT INTO temp.sync_cards (card) VALUES (?)", bytes)
+                    card = db.lastInsertRowID
+                }
                 try db.run(
                     """
-                    INSERT OR REPLACE INTO temp.sync_listing (href, etag, state)
+                    INSERT INTO temp.sync_listing (href, etag, state, card)
                     VALUES (?1, ?2, CASE WHEN ?2 IS NULL THEN 1 WHEN EXISTS (
-                        SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2) THEN 2 ELSE 0 END)
-                    """, entry.href, entry.etag, remoteID)
+                        SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2) THEN 2 ELSE 0 END, ?4)
+                    ON CONFLICT (href) DO UPDATE SET etag = excluded.etag, state = excluded.state,
+                        card = CASE WHEN excluded.etag IS sync_listing.etag THEN coalesce(excluded.card, sync_listing.card) END
+                    """, entry.href, entry.etag, remoteID, card)
             }
         }
     }
@@ -93,6 +111,31 @@ extension ContactStore {
             "SELECT href, etag FROM temp.sync_listing WHERE state = ? AND href > ? ORDER BY href LIMIT ?", removed,
             href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1)) }
+    }
+
+    /// The listing's changed entries after `href` that brought their cards, with them, in href order.
+    /// `settleListed` marks them settled.
+    public func listedCards(after href: String?, limit: Int) throws -> [ListedEntry] {
+        try Self.checkLimit(limit)
+        return try db.query(
+            """
+            SELECT l.href, l.etag, c.card FROM temp.sync_listing l JOIN temp.sync_cards c ON c.id = l.card
+            WHERE l.state = 0 AND l.href > ? ORDER BY l.href LIMIT ?
+            """, href ?? "", limit
+        ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1), card: try row.blob(2)) }
+    }
+
+    /// Listed entries whose cards are settled: unchanged from here on.
+    public func settleListed(_ hrefs: [String]) throws {
+        try Self.checkLimit(hrefs.count)
+        try db.transaction {
+            for href in hrefs { try db.run("UPDATE temp.sync_listing SET state = 2, card = NULL WHERE href = ?", href) }
+        }
+    }
+
+    /// Drops the cards a listing brought, and gives their room in the temporary database back to the file system.
+    public func dropListedCards() throws {
+        try db.execute("DELETE FROM temp.sync_cards; PRAGMA temp.incremental_vacuum;")
     }
 
     /// Whether the listing reports `href` as removed (an item that moved shows up as removed here and new there).

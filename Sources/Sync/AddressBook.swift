@@ -5,10 +5,13 @@ import VCard
 public struct RemoteEntry: Sendable, Equatable {
     public var href: String
     public var etag: String
+    /// The item's card (UTF-8), where a listing brought it along (`AddressBook.changes(since:withCards:...)`).
+    public var card: [UInt8]?
 
-    public init(href: String, etag: String) {
+    public init(href: String, etag: String, card: [UInt8]? = nil) {
         self.href = href
         self.etag = etag
+        self.card = card
     }
 }
 
@@ -104,6 +107,15 @@ public protocol AddressBook: AnyObject {
         since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
     ) throws -> ChangeFeed
 
+    /// The same; `withCards` (a first download) lets a full listing bring the cards along in its entries
+    /// (`RemoteEntry.card`), where the remote sends them so more cheaply than they are fetched afterwards
+    /// (`CardDAVAddressBook`: Radicale). An entry without its card is fetched as usual. `AddressBook.swift` has a
+    /// default, which brings none.
+    func changes(
+        since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
+        removed: (String) throws -> Void
+    ) throws -> ChangeFeed
+
     /// Fetches up to 100 items. Calls `body` once per href that still exists, with the card or the error that
     /// item alone has (unparsable card: `RemoteError.Kind.rejected`); items deleted meanwhile are left out.
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws
@@ -141,6 +153,13 @@ public protocol AddressBook: AnyObject {
 }
 
 extension AddressBook {
+    public func changes(
+        since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
+        removed: (String) throws -> Void
+    ) throws -> ChangeFeed {
+        try changes(since: token, changed: changed, removed: removed)
+    }
+
     public func fetchPages(
         _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
     ) throws {

@@ -67,27 +67,33 @@ final class SyncSession {
 
     // MARK: Collecting
 
+    /// The remote's listing, into the store's, a chunk at a time (at most `chunkLimit` entries, and about
+    /// `chunkBytes` of the cards a first download's listing may bring along).
     private func collectRemoteChanges() throws -> ChangeFeed {
         try store.beginListing()
         var buffer: [ContactStore.ListedEntry] = []
+        var bufferBytes = 0
         var listed = 0
+        func add(_ entry: ContactStore.ListedEntry) throws {
+            buffer.append(entry)
+            bufferBytes += entry.card?.count ?? 0
+            if buffer.count == ContactStore.chunkLimit || bufferBytes >= ContactStore.chunkBytes { try flush() }
+        }
         func flush() throws {
             try store.addToListing(buffer, remoteID: remote.id)
             buffer.removeAll(keepingCapacity: true)
+            bufferBytes = 0
             progress?(SyncProgress(phase: "Listing", done: listed, total: 0))
             try checkStop()
         }
         let feed = try book.changes(
             since: options.fullCheck ? nil : remote.syncToken,
+            withCards: try store.remoteItemCount(remoteID: remote.id) == 0,
             changed: { entry in
                 listed += 1
-                buffer.append(ContactStore.ListedEntry(href: entry.href, etag: entry.etag))
-                if buffer.count == ContactStore.chunkLimit { try flush() }
+                try add(ContactStore.ListedEntry(href: entry.href, etag: entry.etag, card: entry.card))
             },
-            removed: { href in
-                buffer.append(ContactStore.ListedEntry(href: href, etag: nil))
-                if buffer.count == ContactStore.chunkLimit { try flush() }
-            })
+            removed: { href in try add(ContactStore.ListedEntry(href: href, etag: nil)) })
         try flush()
         for skipped in feed.skipped { report.recordError("\(book.name): \(skipped)") }
         try store.settleListing(remoteID: remote.id, isFullListing: feed.isFullListing)
@@ -124,14 +130,31 @@ final class SyncSession {
 
     // MARK: Settling
 
-    /// Items the remote added or changed, fetched 100 at a time.
+    /// Items the remote added or changed: those whose cards the listing brought, then the others, fetched 100 at
+    /// a time.
     private func settleRemoteChanges() throws {
         let total = try store.listingCount(removed: false)
         var done = 0
-        var after: String?
         // The first page (and the second, where `fetchPages` asks for it ahead) is asked for before any card's size
         // is known (`pageLimit`): a small one.
         var limit = ContactStore.chunkLimit / 4
+        var after: String?
+        while true {
+            let page = try store.listedCards(after: after, limit: limit)
+            guard let last = page.last else { break }
+            after = last.href
+            let results = page.map { entry in
+                Result<RemoteCard, RemoteError>.success(
+                    RemoteCard(readingUTF8: entry.card ?? [], href: entry.href, etag: entry.etag ?? ""))
+            }
+            try settle(results)
+            try store.settleListed(page.map(\.href))
+            done += page.count
+            progress?(SyncProgress(phase: "Receiving", done: done, total: total))
+            limit = Self.pageLimit(after: results)
+        }
+        if after != nil { try store.dropListedCards() }
+        after = nil
         // The listing is read a page ahead of the pages committed: a remote may fetch the next while this one is
         // planned and written (`AddressBook.fetchPages`). Committing changes nothing in the listing.
         func nextPage() throws -> [String]? {
@@ -141,21 +164,26 @@ final class SyncSession {
             return page.map(\.href)
         }
         try book.fetchPages(nextPage) { hrefs, results in
-            let steps = try store.reading {
-                var steps: [SyncStep] = []
-                for result in results {
-                    switch result {
-                    case .success(let card): steps += try plan(fetched: card)
-                    case .failure(let error): report.recordError("\(book.name): \(error.message)")
-                    }
-                }
-                return steps
-            }
-            try execute(steps)
+            try settle(results)
             done += hrefs.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
             limit = Self.pageLimit(after: results)
         }
+    }
+
+    /// One chunk of fetched items planned and executed; an item's error is that item's alone.
+    private func settle(_ results: [Result<RemoteCard, RemoteError>]) throws {
+        let steps = try store.reading {
+            var steps: [SyncStep] = []
+            for result in results {
+                switch result {
+                case .success(let card): steps += try plan(fetched: card)
+                case .failure(let error): report.recordError("\(book.name): \(error.message)")
+                }
+            }
+            return steps
+        }
+        try execute(steps)
     }
 
     /// How many cards the next pages ask for: as many as fit in `ContactStore.chunkBytes` at the size of the

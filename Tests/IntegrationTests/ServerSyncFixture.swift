@@ -30,10 +30,10 @@ final class ServerSyncFixture {
     }
 
     /// Another box with a store of its own, syncing the same address book.
-    func secondBox() throws -> (store: ContactStore, engine: SyncEngine, book: CardDAVAddressBook) {
-        let (store, engine, _, _, book) = try Self.box(
+    func secondBox() throws -> (store: ContactStore, engine: SyncEngine, book: CardDAVAddressBook, http: HTTPClient) {
+        let (store, engine, http, _, book) = try Self.box(
             server: server, name: kind.rawValue, path: directory.file("second.sqlite"), retry: .immediate(attempts: 2))
-        return (store, engine, book)
+        return (store, engine, book, http)
     }
 
     private static func box(server: any CardDAVTestServer, name: String, path: String, retry: RetryPolicy) throws -> (

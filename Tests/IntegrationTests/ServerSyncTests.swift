@@ -79,10 +79,20 @@ struct ServerSyncTests {
 
         // A second box downloading the whole book gets exactly the first box's contacts.
         let second = try fixture.secondBox()
+        let discovery = second.http.requestCounts
         let download = try second.engine.sync(
             second.book, remote: second.store.row(for: second.book, url: fixture.server.addressBookURL),
             options: SyncOptions())
         #expect(download.counts.downloaded == 2 * count)
+        // From Radicale in one query for every card, after the book's sync-token; from the others, the token and a
+        // PROPFIND listing, then multigets (25 cards before any size is known, then as many as fit in 256 KiB).
+        let requests = second.http.requestCounts.merging(discovery) { $0 - $1 }.filter { $0.value > 0 }
+        if kind == .radicale {
+            #expect(requests == ["PROPFIND": 1, "REPORT": 1])
+        } else {
+            #expect(requests["PROPFIND"] == 2)
+            #expect((requests["REPORT"] ?? 0) > 2)
+        }
         let secondContents = try ServerSyncFixture.contents(of: second.store)
         // Cyrus serves 3.0 unless the client asks for 4.0, and its 3.6 turns a 4.0 PHOTO data: URI into a bare
         // `data:image/png` on the way: the multiget asks for 4.0 where discovery offers it.

@@ -25,6 +25,9 @@ final class FakeAddressBook: AddressBook {
     var refuse: [String: RemoteError] = [:]
     /// Refuses cards without FN with 400, as servers that check vCard's mandatory properties do.
     var refusesCardsWithoutFN = false
+    /// Brings the cards along in a first download's full listing (as `CardDAVAddressBook` does from Radicale), all
+    /// of them (`Int.max`), or that many, then lists everything again without (a query cut short).
+    var cardsWithListing: Int?
     /// Leaves out of the changes since a token the items created and deleted after it, as Xandikos does.
     let omitsCreatedThenDeleted: Bool
 
@@ -78,6 +81,21 @@ final class FakeAddressBook: AddressBook {
             try changed(RemoteEntry(href: href, etag: item.etag))
         }
         return ChangeFeed(newToken: usesTokens ? String(log.count) : nil, isFullListing: true)
+    }
+
+    func changes(
+        since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
+        removed: (String) throws -> Void
+    ) throws -> ChangeFeed {
+        guard withCards, let count = cardsWithListing, token == nil else {
+            return try changes(since: token, changed: changed, removed: removed)
+        }
+        try check("changes with cards")
+        for (href, item) in items.sorted(by: { $0.key < $1.key }).prefix(count) {
+            try changed(RemoteEntry(href: href, etag: item.etag, card: Array(item.text.utf8)))
+        }
+        guard count < items.count else { return ChangeFeed(newToken: String(log.count), isFullListing: true) }
+        return try changes(since: nil, changed: changed, removed: removed)
     }
 
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {

@@ -24,6 +24,30 @@ struct SyncEngineTests {
         #expect(book.calls["fetch"] == 4)
     }
 
+    @Test(
+        "cards a first download's listing brings along are settled from it, not fetched; after a listing cut short only the rest are fetched",
+        arguments: [Int.max, 120])
+    func cardsWithListing(sent: Int) throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        book.cardsWithListing = sent
+        for index in 0..<250 { book.put(cardText("r\(index)", "Remote \(index)"), at: "r\(index).vcf") }
+        // The store holds one of them already, edited: settled like any other, after the listing.
+        _ = try fixture.store.importChunk([try makeCard("r7", "Remote 7", note: "edited here")])
+        let first = try fixture.sync(book)
+        #expect(first.outcome == .ok)
+        #expect(first.counts.downloaded == 249)
+        #expect(first.counts.conflicts == 1)
+        #expect(try fixture.localContents() == book.contents)
+        let fetched = 250 - min(sent, 250)
+        #expect(book.fetchSizes.reduce(0, +) == fetched)
+
+        let second = try fixture.sync(book)
+        #expect(second.counts == SyncCounts())
+        #expect(book.calls["changes with cards"] == 1)
+        #expect(book.fetchSizes.reduce(0, +) == fetched)
+    }
+
     @Test("cards with large photos travel a few at a time both ways, so that a chunk's memory stays bounded")
     func largeCardsMakeSmallChunks() throws {
         let photo = String(repeating: "QUJD", count: 10_000)  // 40 KB of base64

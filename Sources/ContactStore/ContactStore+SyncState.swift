@@ -24,23 +24,25 @@ extension ContactStore {
 
     /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk (in
     /// `/var/tmp` unless `SQLITE_TMPDIR` or `TMPDIR` says otherwise); that database has its own page cache, 2 MB by
-    /// default, which the main database's cache_size does not bound. Cards a listing brings along go to a table of
-    /// their own as they come (appended: sorted into the listing's tree, whose leaves they would crowd, they made a
-    /// small cache read and write each page again and again), until they are settled (`listedCards`). The answer
-    /// is read as fast as it comes, whatever the work per card.
+    /// default, which the main database's cache_size does not bound. Cards a listing brings along go to a database
+    /// of their own, a nameless one SQLite deletes when it is detached (`dropListedCards`), as they come: appended,
+    /// not sorted into the listing's tree, whose leaves they would crowd (a small cache then reads and writes each
+    /// page again and again), and dropped whole, not deleted row by row (which reads every page of every card
+    /// again). The answer is read as fast as it comes, whatever the work per card; they are settled after it.
     public func beginListing() throws {
+        try dropListedCards()
         try db.execute(
             """
             PRAGMA temp.cache_size = -256;
-            PRAGMA temp.auto_vacuum = INCREMENTAL;
             CREATE TEMP TABLE IF NOT EXISTS sync_listing (
                 href TEXT PRIMARY KEY, etag TEXT, state INTEGER NOT NULL, -- 0 changed, 1 removed, 2 unchanged
-                card INTEGER -- its card in sync_cards, where the listing brought it
+                card INTEGER -- its card in listed.cards, where the listing brought it
             ) WITHOUT ROWID;
-            CREATE TEMP TABLE IF NOT EXISTS sync_cards (id INTEGER PRIMARY KEY, card BLOB NOT NULL);
             DELETE FROM temp.sync_listing;
+            ATTACH DATABASE '' AS listed;
+            PRAGMA listed.cache_size = -64;
+            CREATE TABLE listed.cards (id INTEGER PRIMARY KEY, card BLOB NOT NULL);
             """)
-        try dropListedCards()
     }
 
     /// Adds up to `chunkLimit` entries of remote `remoteID`'s listing in one transaction; a later entry for the
@@ -57,7 +59,7 @@ extension ContactStore {
             for entry in entries {
                 var card: Int64?
                 if let bytes = entry.card {
-                    try db.run("INSERT INTO temp.sync_cards (card) VALUES (?)", bytes)
+                    try db.run("INSERT INTO listed.cards (card) VALUES (?)", bytes)
                     card = db.lastInsertRowID
                 }
                 try db.run(
@@ -119,7 +121,7 @@ extension ContactStore {
         try Self.checkLimit(limit)
         return try db.query(
             """
-            SELECT l.href, l.etag, c.card FROM temp.sync_listing l JOIN temp.sync_cards c ON c.id = l.card
+            SELECT l.href, l.etag, c.card FROM temp.sync_listing l JOIN listed.cards c ON c.id = l.card
             WHERE l.state = 0 AND l.href > ? ORDER BY l.href LIMIT ?
             """, href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1), card: try row.blob(2)) }
@@ -133,9 +135,10 @@ extension ContactStore {
         }
     }
 
-    /// Drops the cards a listing brought, and gives their room in the temporary database back to the file system.
+    /// Drops the cards a listing brought, with the file they were kept in.
     public func dropListedCards() throws {
-        try db.execute("DELETE FROM temp.sync_cards; PRAGMA temp.incremental_vacuum;")
+        guard try db.scalarInt64("SELECT 1 FROM pragma_database_list WHERE name = 'listed'") != nil else { return }
+        try db.execute("DETACH DATABASE listed")
     }
 
     /// Whether the listing reports `href` as removed (an item that moved shows up as removed here and new there).

@@ -153,7 +153,7 @@ final class SyncSession {
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
             limit = Self.pageLimit(after: results)
         }
-        if after != nil { try store.dropListedCards() }
+        try store.dropListedCards()
         after = nil
         // The listing is read a page ahead of the pages committed: a remote may fetch the next while this one is
         // planned and written (`AddressBook.fetchPages`). Committing changes nothing in the listing.

@@ -18,20 +18,13 @@ extension CardDAVClient {
         var result = SyncCollectionResult(token: token ?? "", requests: 0, changed: 0, removed: 0)
         var current = token
         let path = DAVURL.path(of: bookURL)
-        let book = DAVURL.Resource(bookURL)
         while true {
-            var truncated = false
             let listedBefore = result.changed + result.removed
             result.requests += 1
             logger.debug("carddav sync-collection", metadata: ["carddav.book": "\(path)"])
-            let (_, summary) = try multistatus(
-                "REPORT", bookURL, depth: "0", body: DAVRequestBody.syncCollection(token: current),
-                lowSpeedTime: Self.listingLowSpeedTime
+            let (truncated, summary) = try bookReport(
+                bookURL, depth: "0", body: DAVRequestBody.syncCollection(token: current)
             ) { response in
-                if book.isNamed(by: response.href) {
-                    if response.status == 507 { truncated = true }
-                    return
-                }
                 if response.damaged.contains("href") {
                     // Not an href this store can have seen: skipping it loses nothing, and is reported.
                     if response.status != 404 {
@@ -58,7 +51,7 @@ extension CardDAVClient {
                 throw CardDAVError(.malformedResponse, "REPORT \(path): 207 without a DAV:sync-token")
             }
             result.token = newToken
-            guard truncated || summary.isTruncated else { return result }
+            guard truncated else { return result }
             // A server that says "truncated" but hands back the same token, or nothing new, would have us loop.
             guard newToken != current else {
                 throw CardDAVError(.malformedResponse, "REPORT \(path): truncated result without a new sync token")
@@ -124,20 +117,32 @@ extension CardDAVClient {
     {
         let path = DAVURL.path(of: bookURL)
         logger.debug("carddav query of every card", metadata: ["carddav.book": "\(path)"])
+        let (truncated, _) = try bookReport(bookURL, depth: "1", body: DAVRequestBody.queryAll(version: version)) {
+            response in
+            guard !response.properties.isCollection else { return }
+            try onItem(Self.item(response, path: path))
+        }
+        return !truncated
+    }
+
+    /// A listing REPORT on the book, streamed: `onMember` gets every response but the book's own, which only says
+    /// whether the server cut the answer short (507, RFC 6578 3.6 and RFC 6352 8.6.1), as
+    /// `DAV:number-of-matches-within-limits` does.
+    private func bookReport(
+        _ bookURL: String, depth: String, body: [UInt8], onMember: (MultistatusResponse) throws -> Void
+    ) throws -> (truncated: Bool, summary: MultistatusSummary) {
         let book = DAVURL.Resource(bookURL)
         var truncated = false
         let (_, summary) = try multistatus(
-            "REPORT", bookURL, depth: "1", body: DAVRequestBody.queryAll(version: version),
-            lowSpeedTime: Self.listingLowSpeedTime
+            "REPORT", bookURL, depth: depth, body: body, lowSpeedTime: Self.listingLowSpeedTime
         ) { response in
             if book.isNamed(by: response.href) {
                 if response.status == 507 { truncated = true }
                 return
             }
-            guard !response.properties.isCollection else { return }
-            try onItem(Self.item(response, path: path))
+            try onMember(response)
         }
-        return !truncated && !summary.isTruncated
+        return (truncated || summary.isTruncated, summary)
     }
 
     /// A listed item's ETag, or "" (unknown: the item is fetched and compared) when there is none, or one that

@@ -57,11 +57,11 @@ class Server:
                 parts.append(chunk)
         return response.status, response, b"".join(parts)
 
-    def xml(self, method, body, depth=None):
+    def xml(self, method, body, depth=None, keep=True):
         headers = {"Content-Type": "application/xml; charset=utf-8"}
         if depth is not None:
             headers["Depth"] = depth
-        status, _, data = self.request(method, self.path, (PROLOG + body).encode(), headers, keep=True)
+        status, _, data = self.request(method, self.path, (PROLOG + body).encode(), headers, keep=keep)
         if status != 207:
             sys.exit(f"floor.py: {method} {self.path}: {status}")
         return data
@@ -98,10 +98,7 @@ class Server:
         """Every card with its ETag in one addressbook-query, as ContactBox's first download from Radicale asks."""
         body = (f"<C:addressbook-query {NS}><D:prop><D:getetag/><D:resourcetype/><C:address-data/></D:prop>"
                 '<C:filter test="allof"/></C:addressbook-query>')
-        headers = {"Content-Type": "application/xml; charset=utf-8", "Depth": "1"}
-        status, _, _ = self.request("REPORT", self.path, (PROLOG + body).encode(), headers)
-        if status != 207:
-            sys.exit(f"floor.py: addressbook-query: {status}")
+        self.xml("REPORT", body, depth="1", keep=False)
 
     def multigets(self, hrefs):
         for start in range(0, len(hrefs), BATCH):

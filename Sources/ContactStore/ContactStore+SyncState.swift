@@ -131,7 +131,7 @@ extension ContactStore {
     public func settleListed(_ hrefs: [String]) throws {
         try Self.checkLimit(hrefs.count)
         try db.transaction {
-            for href in hrefs { try db.run("UPDATE temp.sync_listing SET state = 2, card = NULL WHERE href = ?", href) }
+            for href in hrefs { try db.run("UPDATE temp.sync_listing SET state = 2 WHERE href = ?", href) }
         }
     }
 

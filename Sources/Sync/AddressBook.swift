@@ -102,15 +102,10 @@ public protocol AddressBook: AnyObject {
 
     /// Changes since `token` (nil: everything). `changed` gets new or modified entries, `removed` the hrefs of
     /// deleted ones. A book without tokens, or one whose token is no longer valid, lists every entry instead and
-    /// says so with `isFullListing`; it then never calls `removed`.
-    func changes(
-        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
-    ) throws -> ChangeFeed
-
-    /// The same; `withCards` (a first download) lets a full listing bring the cards along in its entries
-    /// (`RemoteEntry.card`), where the remote sends them so more cheaply than they are fetched afterwards
-    /// (`CardDAVAddressBook`: Radicale). An entry without its card is fetched as usual. `AddressBook.swift` has a
-    /// default, which brings none.
+    /// says so with `isFullListing`; it then never calls `removed`. `withCards` (a first download) lets a full
+    /// listing bring the cards along in its entries (`RemoteEntry.card`), where the remote sends them so more
+    /// cheaply than they are fetched afterwards (`CardDAVAddressBook`: Radicale); an entry without its card is
+    /// fetched as usual.
     func changes(
         since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
         removed: (String) throws -> Void
@@ -153,11 +148,11 @@ public protocol AddressBook: AnyObject {
 }
 
 extension AddressBook {
+    /// The changes since `token`, without cards.
     public func changes(
-        since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
-        removed: (String) throws -> Void
+        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
     ) throws -> ChangeFeed {
-        try changes(since: token, changed: changed, removed: removed)
+        try changes(since: token, withCards: false, changed: changed, removed: removed)
     }
 
     public func fetchPages(

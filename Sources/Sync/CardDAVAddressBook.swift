@@ -75,12 +75,6 @@ public final class CardDAVAddressBook: AddressBook {
         return try fullListing(changed, withCards: withCards)
     }
 
-    public func changes(
-        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
-    ) throws -> ChangeFeed {
-        try changes(since: token, withCards: false, changed: changed, removed: removed)
-    }
-
     /// Every member with its ETag, and the token to go on from (nil where the server has no sync-collection).
     private func fullListing(_ changed: (RemoteEntry) throws -> Void, withCards: Bool) throws -> ChangeFeed {
         let token = supportsSyncCollection ? try currentSyncToken() : nil
@@ -104,9 +98,9 @@ public final class CardDAVAddressBook: AddressBook {
     /// Whether a first download is cheaper by one query for every card (`CardDAVClient.queryAll`) than by a listing
     /// and multigets of 100, told by the server's sync-token. Radicale 3.9 lists its folder and scans that list for
     /// every href of a multiget, so a multiget costs more the bigger the book; a query reads the folder once
-    /// (10,000 cards: 2.3-2.9 s against 2.6-3.7 s for the PROPFIND and 3.9 s for the multigets). Xandikos parses
-    /// every card against a query's filter (20 s for 10,000 on a fresh start, against 10 s), and the others are
-    /// not measured: they list and fetch. `Docs/servers.md`, *Speed*.
+    /// (10,000 cards: 2.3-2.9 s against 2.6-3.7 s for the PROPFIND and 3.9 s for the multigets). Xandikos
+    /// evaluates a query's filter card by card (17.5-21 s for 10,000 after a start, against 10-13 s), and the
+    /// others are not measured: they list and fetch. `Docs/servers.md`, *Speed*.
     static func queryPays(token: String) -> Bool {
         token.hasPrefix("http://radicale.org/ns/sync/")
     }
@@ -115,27 +109,21 @@ public final class CardDAVAddressBook: AddressBook {
     /// (ETag "": fetched and checked as usual) for an item that came without a card that can be read. False when
     /// the query failed or the server cut it short: the listing that follows lists every item again. No retry: a
     /// first download of a big book may not fit in one request's time on a slow link, and the listing and
-    /// multigets that follow have their own.
+    /// multigets that follow have their own. Only the request's own errors (`CardDAVError`) lead to the listing;
+    /// `changed`'s (the store's, a stop) end the run, as the client hands them back unchanged.
     private func listingWithCards(_ changed: (RemoteEntry) throws -> Void) throws -> Bool {
-        struct Handover: Error { let error: any Error }
         do {
             let complete = try client.queryAll(bookURL: bookURL, version: multigetVersion) { item in
                 guard let href = member(item.href) else { return }
-                do {
-                    switch item.outcome {
-                    case .missing: return
-                    case .card(let bytes): try changed(RemoteEntry(href: href, etag: item.etag ?? "", card: bytes))
-                    case .failed, .damaged: try changed(RemoteEntry(href: href, etag: ""))
-                    }
-                } catch {
-                    throw Handover(error: error)
+                switch item.outcome {
+                case .missing: return
+                case .card(let bytes): try changed(RemoteEntry(href: href, etag: item.etag ?? "", card: bytes))
+                case .failed, .damaged: try changed(RemoteEntry(href: href, etag: ""))
                 }
             }
             if !complete { logger.notice("The server cut the query for every card short: listing them instead") }
             return complete
-        } catch let handover as Handover {
-            throw handover.error
-        } catch {
+        } catch let error as CardDAVError {
             logger.notice(
                 "The query for every card failed: listing them instead",
                 metadata: ["remote.name": "\(name)", "carddav.error": "\(error)"])

@@ -30,7 +30,8 @@ public final class VdirAddressBook: AddressBook {
     }
 
     public func changes(
-        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
+        since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
+        removed: (String) throws -> Void
     ) throws -> ChangeFeed {
         let directory = try openFolder()
         while let entry = try nextEntry(directory) {

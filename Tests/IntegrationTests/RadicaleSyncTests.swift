@@ -96,9 +96,10 @@ final class StopsServer: AddressBook {
     var writeVersion: String { inner.writeVersion }
 
     func changes(
-        since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
+        since token: String?, withCards: Bool, changed: (RemoteEntry) throws -> Void,
+        removed: (String) throws -> Void
     ) throws -> ChangeFeed {
-        try inner.changes(since: token, changed: changed, removed: removed)
+        try inner.changes(since: token, withCards: withCards, changed: changed, removed: removed)
     }
 
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {

@@ -59,7 +59,8 @@ final class FakeAddressBook: AddressBook {
 
     // MARK: AddressBook
 
-    func changes(
+    /// The changes since `token`, or every item, without cards.
+    private func listing(
         since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
     ) throws -> ChangeFeed {
         try check("changes")
@@ -88,14 +89,14 @@ final class FakeAddressBook: AddressBook {
         removed: (String) throws -> Void
     ) throws -> ChangeFeed {
         guard withCards, let count = cardsWithListing, token == nil else {
-            return try changes(since: token, changed: changed, removed: removed)
+            return try listing(since: token, changed: changed, removed: removed)
         }
         try check("changes with cards")
         for (href, item) in items.sorted(by: { $0.key < $1.key }).prefix(count) {
             try changed(RemoteEntry(href: href, etag: item.etag, card: Array(item.text.utf8)))
         }
         guard count < items.count else { return ChangeFeed(newToken: String(log.count), isFullListing: true) }
-        return try changes(since: nil, changed: changed, removed: removed)
+        return try listing(since: nil, changed: changed, removed: removed)
     }
 
     func fetch(_ hrefs: [String], _ body: (Result<RemoteCard, RemoteError>) throws -> Void) throws {

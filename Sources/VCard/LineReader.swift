@@ -149,17 +149,19 @@ struct LineReader {
             start = 0
         }
         let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
-        var count = 0
-        repeat {
-            count = buffer.withUnsafeMutableBufferPointer { pointer in
-                read(file.fd, pointer.baseAddress.map { $0 + old }, Self.chunkSize)
-            }
-        } while count < 0 && errno == EINTR
+        // Read into scratch space and append what came: growing the buffer by a chunk of zeros first appended them
+        // one at a time, twice a file (the file, then its end), a quarter of the CPU of reading a folder of cards.
+        let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunkSize) { chunk in
+            var count = 0
+            repeat {
+                count = read(file.fd, chunk.baseAddress, Self.chunkSize)
+            } while count < 0 && errno == EINTR
+            if count > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<count])) }
+            return count
+        }
         if count < 0 { readError = SystemError.text(errno) }
         let firstChunk = bytesRead == 0
         bytesRead += max(count, 0)
-        buffer.removeLast(Self.chunkSize - max(count, 0))
         if count <= 0 { atEnd = true }
         if firstChunk, Self.startsAsUTF16(buffer[old...]), let transcoder = Transcoder(from: "UTF-16") {
             self.transcoder = transcoder

@@ -1,6 +1,6 @@
 import SQLite
 
-/// What a sync run needs beyond plain CRUD: the remote's listing, kept in a temporary table so that a listing of
+/// What a sync run needs beyond plain CRUD: the remote's listing, kept in a scratch database so that a listing of
 /// any size is compared with the saved state by SQLite in bounded memory, and the local changes not yet on a remote.
 extension ContactStore {
     /// One listed remote entry; `etag` is nil for a removal. `card` is its card where the listing brought it.
@@ -22,27 +22,41 @@ extension ContactStore {
         public var base: RemoteItemState?
     }
 
-    /// Starts an empty listing for this run. The table lives in SQLite's temporary database, on disk (in
-    /// `/var/tmp` unless `SQLITE_TMPDIR` or `TMPDIR` says otherwise); that database has its own page cache, 2 MB by
-    /// default, which the main database's cache_size does not bound. Cards a listing brings along go to a database
-    /// of their own, a nameless one SQLite deletes when it is detached (`dropListedCards`), as they come: appended,
-    /// not sorted into the listing's tree, whose leaves they would crowd (a small cache then reads and writes each
-    /// page again and again), and dropped whole, not deleted row by row (which reads every page of every card
-    /// again). The answer is read as fast as it comes, whatever the work per card; they are settled after it.
+    /// Starts an empty listing for this run, in a database of its own that lives for the run: a nameless one, on
+    /// disk (in `/var/tmp` unless `SQLITE_TMPDIR` or `TMPDIR` says otherwise), which SQLite deletes when it is
+    /// detached (`endListing`). Nothing in it needs undoing: a run that fails drops it whole, so it keeps no
+    /// journal, and its page cache is given back with it. Cards a listing brings along go to a second such database
+    /// (`dropListedCards`), as they come: appended, not sorted into the listing's tree, whose leaves they would crowd
+    /// (a small cache then reads and writes each page again and again), and dropped whole, not deleted row by row
+    /// (which reads every page of every card again). The answer is read as fast as it comes, whatever the work per
+    /// card; they are settled after it.
     public func beginListing() throws {
-        try dropListedCards()
+        try endListing()
         try db.execute(
             """
-            PRAGMA temp.cache_size = -256;
-            CREATE TEMP TABLE IF NOT EXISTS sync_listing (
+            ATTACH DATABASE '' AS listing;
+            PRAGMA listing.journal_mode = OFF;
+            PRAGMA listing.cache_size = -\(Self.listingCacheKiB);
+            CREATE TABLE listing.entries (
                 href TEXT PRIMARY KEY, etag TEXT, state INTEGER NOT NULL, -- 0 changed, 1 removed, 2 unchanged
                 card INTEGER -- its card in listed.cards, where the listing brought it
             ) WITHOUT ROWID;
-            DELETE FROM temp.sync_listing;
             ATTACH DATABASE '' AS listed;
+            PRAGMA listed.journal_mode = OFF;
             PRAGMA listed.cache_size = -64;
             CREATE TABLE listed.cards (id INTEGER PRIMARY KEY, card BLOB NOT NULL);
             """)
+    }
+
+    /// The listing's page cache. Its tree takes entries in the order the remote lists them, so a cache much smaller
+    /// than the tree writes and reads a page again for nearly every entry: at 150 bytes or so an entry, a listing
+    /// of 10,000 (1.5 MB) read and wrote 92 MB with 256 KiB, 35 MB with 1 MiB, nothing with 2 MiB.
+    static let listingCacheKiB = 1024
+
+    /// Drops this run's listing and the cards it brought, with the files they were kept in.
+    public func endListing() throws {
+        try dropListedCards()
+        try detach("listing")
     }
 
     /// Adds up to `chunkLimit` entries of remote `remoteID`'s listing in one transaction; a later entry for the
@@ -64,11 +78,11 @@ extension ContactStore {
                 }
                 try db.run(
                     """
-                    INSERT INTO temp.sync_listing (href, etag, state, card)
+                    INSERT INTO listing.entries (href, etag, state, card)
                     VALUES (?1, ?2, CASE WHEN ?2 IS NULL THEN 1 WHEN EXISTS (
                         SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2) THEN 2 ELSE 0 END, ?4)
                     ON CONFLICT (href) DO UPDATE SET etag = excluded.etag, state = excluded.state,
-                        card = CASE WHEN excluded.etag IS sync_listing.etag THEN coalesce(excluded.card, sync_listing.card) END
+                        card = CASE WHEN excluded.etag IS entries.etag THEN coalesce(excluded.card, entries.card) END
                     """, entry.href, entry.etag, remoteID, card)
             }
         }
@@ -91,15 +105,15 @@ extension ContactStore {
             // the flagged ones (the partial index) after a delta.
             try db.run(
                 """
-                INSERT INTO temp.sync_listing (href, etag, state)
+                INSERT INTO listing.entries (href, etag, state)
                 SELECT href, NULL, 1 FROM remote_items r WHERE r.remote_id = ?
                 AND \(isFullListing ? "1" : "r.created_here = 2 AND r.created_here <> 0")
-                AND NOT EXISTS (SELECT 1 FROM temp.sync_listing l WHERE l.href = r.href)
+                AND NOT EXISTS (SELECT 1 FROM listing.entries l WHERE l.href = r.href)
                 """, remoteID)
             try db.run(
                 """
-                DELETE FROM temp.sync_listing WHERE state = 1 AND NOT EXISTS (
-                    SELECT 1 FROM remote_items r WHERE r.remote_id = ? AND r.href = sync_listing.href)
+                DELETE FROM listing.entries WHERE state = 1 AND NOT EXISTS (
+                    SELECT 1 FROM remote_items r WHERE r.remote_id = ? AND r.href = entries.href)
                 """, remoteID)
         }
     }
@@ -110,7 +124,7 @@ extension ContactStore {
     {
         try Self.checkLimit(limit)
         return try db.query(
-            "SELECT href, etag FROM temp.sync_listing WHERE state = ? AND href > ? ORDER BY href LIMIT ?", removed,
+            "SELECT href, etag FROM listing.entries WHERE state = ? AND href > ? ORDER BY href LIMIT ?", removed,
             href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1)) }
     }
@@ -121,33 +135,37 @@ extension ContactStore {
         try Self.checkLimit(limit)
         return try db.query(
             """
-            SELECT l.href, l.etag, c.card FROM temp.sync_listing l JOIN listed.cards c ON c.id = l.card
+            SELECT l.href, l.etag, c.card FROM listing.entries l JOIN listed.cards c ON c.id = l.card
             WHERE l.state = 0 AND l.href > ? ORDER BY l.href LIMIT ?
             """, href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1), card: try row.blob(2)) }
     }
 
-    /// Listed entries whose cards are settled: unchanged from here on.
-    public func settleListed(_ hrefs: [String]) throws {
-        try Self.checkLimit(hrefs.count)
-        try db.transaction {
-            for href in hrefs { try db.run("UPDATE temp.sync_listing SET state = 2 WHERE href = ?", href) }
-        }
+    /// The entries of a page of `listedCards` (those after `href` through `last`) are settled: unchanged from here
+    /// on. One statement for the page, not one an entry.
+    public func settleListed(after href: String?, through last: String) throws {
+        try db.run(
+            "UPDATE listing.entries SET state = 2 WHERE state = 0 AND card IS NOT NULL AND href > ? AND href <= ?",
+            href ?? "", last)
     }
 
     /// Drops the cards a listing brought, with the file they were kept in.
     public func dropListedCards() throws {
-        guard try db.scalarInt64("SELECT 1 FROM pragma_database_list WHERE name = 'listed'") != nil else { return }
-        try db.execute("DETACH DATABASE listed")
+        try detach("listed")
+    }
+
+    private func detach(_ name: String) throws {
+        guard try db.scalarInt64("SELECT 1 FROM pragma_database_list WHERE name = ?", name) != nil else { return }
+        try db.execute("DETACH DATABASE \(name)")  // one of this file's names, not an input
     }
 
     /// Whether the listing reports `href` as removed (an item that moved shows up as removed here and new there).
     public func listingHasRemoval(_ href: String) throws -> Bool {
-        try db.scalarInt64("SELECT 1 FROM temp.sync_listing WHERE href = ? AND state = 1", href) != nil
+        try db.scalarInt64("SELECT 1 FROM listing.entries WHERE href = ? AND state = 1", href) != nil
     }
 
     public func listingCount(removed: Bool) throws -> Int {
-        Int(try db.scalarInt64("SELECT count(*) FROM temp.sync_listing WHERE state = ?", removed) ?? 0)
+        Int(try db.scalarInt64("SELECT count(*) FROM listing.entries WHERE state = ?", removed) ?? 0)
     }
 
     /// How many contacts this remote has and the store deleted: the deletions a sync would send there.

@@ -42,6 +42,7 @@ final class SyncSession {
     }
 
     func run() throws {
+        defer { endListing() }
         let feed = try collectRemoteChanges()
         try checkDeletionGuard(feed)
         try settleRemoteChanges()
@@ -103,6 +104,16 @@ final class SyncSession {
 
     private var remoteListedNothing = false
 
+    /// The listing is this run's alone: its files and page cache go with the run, whatever its end.
+    private func endListing() {
+        do {
+            try store.endListing()
+        } catch {
+            logger.warning(
+                "The run's listing was not dropped; the next run drops it", metadata: ["sync.error": "\(error)"])
+        }
+    }
+
     /// Safety first (Docs/architecture.md): a remote that suddenly lists empty, or a run that would delete more than
     /// the configured share, deletes nothing until a person confirms.
     private func checkDeletionGuard(_ feed: ChangeFeed) throws {
@@ -142,13 +153,13 @@ final class SyncSession {
         while true {
             let page = try store.listedCards(after: after, limit: limit)
             guard let last = page.last else { break }
-            after = last.href
             let results = page.map { entry in
                 Result<RemoteCard, RemoteError>.success(
                     RemoteCard(readingUTF8: entry.card ?? [], href: entry.href, etag: entry.etag ?? ""))
             }
             try settle(results)
-            try store.settleListed(page.map(\.href))
+            try store.settleListed(after: after, through: last.href)
+            after = last.href
             done += page.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
             limit = Self.pageLimit(after: results)

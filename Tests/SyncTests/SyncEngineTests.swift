@@ -41,6 +41,7 @@ struct SyncEngineTests {
         #expect(try fixture.localContents() == book.contents)
         let fetched = 250 - min(sent, 250)
         #expect(book.fetchSizes.reduce(0, +) == fetched)
+        #expect(try fixture.store.attachedScratch() == [])
 
         let second = try fixture.sync(book)
         #expect(second.counts == SyncCounts())
@@ -235,6 +236,7 @@ struct SyncEngineTests {
         let failed = try fixture.sync(book)
         #expect(failed.outcome == .failed)
         #expect(failed.message == "server down")
+        #expect(try fixture.store.attachedScratch() == [])  // the run's listing went with it
         let resumed = try fixture.sync(book)
         #expect(resumed.outcome == .ok)
         #expect(book.items.count == 30)

@@ -6,7 +6,7 @@
 #              it *on* through the environment, as the re-exec that set it and the unit's Environment= did
 #   malloc     fixed mmap and trim thresholds, one malloc arena, malloc_trim after each pass (MemoryTuning.swift,
 #              Sources/Appliance/SyncWorker.swift); off: Deploy/bench/tricks_off.c makes mallopt and malloc_trim no-ops
-#   tempcache  PRAGMA temp.cache_size = -256 (Sources/ContactStore/ContactStore+SyncState.swift); off: tricks_off.c
+#   listingcache  PRAGMA listing.cache_size = -256 (Sources/ContactStore/ContactStore+SyncState.swift); off: tricks_off.c
 #              leaves it out (SQLite's default, 2 MB)
 #   osize      -Osize (Deploy/lib/release-build.sh); off: a build with -O (scratch path .build-bench-O)
 #   relr       DT_RELR, -z pack-relative-relocs (release-build.sh); off: a build without it (.build-bench-norelr)
@@ -44,16 +44,16 @@ RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -Osize -Xswiftc -use-ld
 release_build --scratch-path .build-bench-norelr
 bin[relr]=$(dirname "$CONTACTBOX_BIN")
 RELEASE_FLAGS=("${shipped_flags[@]}")
-for trick in malloc tempcache; do
+for trick in malloc listingcache; do
     bin[$trick]=${bin[shipped]}
 done
 bin[gnutls]=${bin[shipped]}
 gcc -shared -fPIC -O2 -DMALLOC_DEFAULTS -o "$work/malloc.so" Deploy/bench/tricks_off.c -ldl
-gcc -shared -fPIC -O2 -DTEMP_CACHE_DEFAULT -o "$work/tempcache.so" Deploy/bench/tricks_off.c -ldl
+gcc -shared -fPIC -O2 -DLISTING_CACHE_DEFAULT -o "$work/listingcache.so" Deploy/bench/tricks_off.c -ldl
 variant_env() { # variant_env VARIANT: the environment that turns its trick off
     case $1 in
         gnutls) echo GNUTLS_NO_IMPLICIT_INIT=1 ;;
-        malloc | tempcache) echo "LD_PRELOAD=$work/$1.so" ;;
+        malloc | listingcache) echo "LD_PRELOAD=$work/$1.so" ;;
         *) echo CONTACTBOX_BENCH=1 ;; # nothing to change
     esac
 }
@@ -69,7 +69,7 @@ radicale_configure "$work"
 radicale_start "$contacts"
 python3 Deploy/bench/gen_contacts.py "$contacts" "$work/contacts.vcf"
 
-variants=(shipped gnutls malloc tempcache osize relr)
+variants=(shipped gnutls malloc listingcache osize relr)
 declare -A results
 for r in $(seq "$repeat"); do
     for v in "${variants[@]}"; do

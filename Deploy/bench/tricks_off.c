@@ -2,8 +2,9 @@
 //   -DMALLOC_DEFAULTS      mallopt and malloc_trim do nothing: glibc's own malloc settings (no fixed mmap and trim
 //                          thresholds, one arena per thread) and no trim after a pass (Sources/CLISupport/
 //                          MemoryTuning.swift, Sources/Appliance/SyncWorker.swift)
-//   -DTEMP_CACHE_DEFAULT   `PRAGMA temp.cache_size = -256;` is left out of the script that starts a listing: SQLite's
-//                          default temporary page cache (Sources/ContactStore/ContactStore+SyncState.swift)
+//   -DLISTING_CACHE_DEFAULT `PRAGMA listing.cache_size = -256;` is left out of the script that starts a listing:
+//                          SQLite's default page cache for the listing's database (Sources/ContactStore/
+//                          ContactStore+SyncState.swift)
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -21,12 +22,12 @@ int malloc_trim(size_t pad) {
 }
 #endif
 
-#ifdef TEMP_CACHE_DEFAULT
+#ifdef LISTING_CACHE_DEFAULT
 typedef int (*exec_fn)(void *, const char *, void *, void *, char **);
 int sqlite3_exec(void *db, const char *sql, void *callback, void *argument, char **error) {
     static exec_fn real;
     if (!real) real = (exec_fn)dlsym(RTLD_NEXT, "sqlite3_exec");
-    static const char pragma[] = "PRAGMA temp.cache_size = -256;";
+    static const char pragma[] = "PRAGMA listing.cache_size = -256;";
     const char *found = sql ? strstr(sql, pragma) : NULL;
     if (!found) return real(db, sql, callback, argument, error);
     size_t length = strlen(sql);

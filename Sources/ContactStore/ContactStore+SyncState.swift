@@ -119,19 +119,19 @@ extension ContactStore {
         }
     }
 
-    /// The listing's changed (or removed) entries after `href`, in href order.
+    /// The listing's changed (or removed) entries after `href` that came without their cards, in href order: those
+    /// that brought them are settled from them (`listedCards`).
     public func listing(removed: Bool, after href: String?, limit: Int = ContactStore.chunkLimit) throws
         -> [ListedEntry]
     {
         try Self.checkLimit(limit)
         return try db.query(
-            "SELECT href, etag FROM listing.entries WHERE state = ? AND href > ? ORDER BY href LIMIT ?", removed,
-            href ?? "", limit
+            "SELECT href, etag FROM listing.entries WHERE state = ? AND card IS NULL AND href > ? ORDER BY href LIMIT ?",
+            removed, href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1)) }
     }
 
     /// The listing's changed entries after `href` that brought their cards, with them, in href order.
-    /// `settleListed` marks them settled.
     public func listedCards(after href: String?, limit: Int) throws -> [ListedEntry] {
         try Self.checkLimit(limit)
         return try db.query(
@@ -140,14 +140,6 @@ extension ContactStore {
             WHERE l.state = 0 AND l.href > ? ORDER BY l.href LIMIT ?
             """, href ?? "", limit
         ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1), card: try row.blob(2)) }
-    }
-
-    /// The entries of a page of `listedCards` (those after `href` through `last`) are settled: unchanged from here
-    /// on. One statement for the page, not one an entry.
-    public func settleListed(after href: String?, through last: String) throws {
-        try db.run(
-            "UPDATE listing.entries SET state = 2 WHERE state = 0 AND card IS NOT NULL AND href > ? AND href <= ?",
-            href ?? "", last)
     }
 
     /// Drops the cards a listing brought, with the file they were kept in.

@@ -158,7 +158,6 @@ final class SyncSession {
                     RemoteCard(readingUTF8: entry.card ?? [], href: entry.href, etag: entry.etag ?? ""))
             }
             try settle(results)
-            try store.settleListed(after: after, through: last.href)
             after = last.href
             done += page.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))

@@ -156,10 +156,10 @@ struct LineReader {
             repeat {
                 count = read(file.fd, chunk.baseAddress, Self.chunkSize)
             } while count < 0 && errno == EINTR
+            if count < 0 { readError = SystemError.text(errno) }  // before the scratch space is freed
             if count > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<count])) }
             return count
         }
-        if count < 0 { readError = SystemError.text(errno) }
         let firstChunk = bytesRead == 0
         bytesRead += max(count, 0)
         if count <= 0 { atEnd = true }

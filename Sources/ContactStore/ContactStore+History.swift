@@ -55,7 +55,7 @@ extension ContactStore {
 
     func state(of contact: StoredContact, at time: Int64) throws -> ContactState {
         if contact.createdAt > time { return .absent }
-        // history_uid_time: one seek per contact.
+        // history_uid: one seek, then the contact's few rows (retention keeps at most `max_versions`) by time.
         if let first = try db.queryFirst(
             """
             SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND recorded_at > ? AND kind <> 'archived'

@@ -62,36 +62,43 @@ extension ContactStore {
         let undoID = dryRun ? nil : try beginOperation(.undo, note: "undo of run \(runID)")
         var summary = RestoreSummary(runID: undoID)
         let origin = HistoryOrigin(reason: "undo of run \(runID)", remoteID: nil, runID: undoID)
-        var afterUID = ""
+        var afterID: Int64 = 0
         while true {
-            // history_run: the UIDs the run changed, each with its first and last row in the run.
+            // history_run: the run's rows in the order it wrote them. A UID is taken back at its first row in the
+            // run, and passed over at the others.
             let page = try db.query(
-                """
-                SELECT uid, min(id), max(id) FROM history
-                WHERE run_id = ? AND uid > ? AND kind <> 'archived' GROUP BY uid ORDER BY uid LIMIT ?
-                """, runID, afterUID, Self.chunkLimit
-            ) { row in (uid: try row.string(0), first: try row.int64(1), last: try row.int64(2)) }
-            guard let lastUID = page.last?.uid else { break }
+                "SELECT id, uid FROM history WHERE run_id = ? AND id > ? AND kind <> 'archived' ORDER BY id LIMIT ?",
+                runID, afterID, Self.chunkLimit
+            ) { row in (id: try row.int64(0), uid: try row.string(1)) }
+            guard let lastID = page.last?.id else { break }
             let changes = try db.transaction(dryRun ? .deferred : .immediate) {
-                try page.compactMap { item -> RestoreChange? in
+                try page.compactMap { row -> RestoreChange? in
+                    // The UID's few rows (history_run would read all of the run's), the last of them in the run
+                    // if this is the first.
+                    guard
+                        let last = try db.scalarInt64(
+                            """
+                            SELECT max(id) FROM history INDEXED BY history_uid
+                            WHERE uid = ? AND run_id = ? AND kind <> 'archived' HAVING min(id) = ?
+                            """, row.uid, runID, row.id)
+                    else { return nil }
                     let changedSince = try db.scalarInt64(
-                        "SELECT id FROM history WHERE uid = ? AND id > ? AND kind <> 'archived' LIMIT 1", item.uid,
-                        item.last)
+                        "SELECT id FROM history WHERE uid = ? AND id > ? AND kind <> 'archived' LIMIT 1", row.uid, last)
                     if changedSince != nil {
-                        let name = try contact(uid: item.uid)?.displayName ?? ""
-                        return RestoreChange(uid: item.uid, displayName: name, action: .skippedChangedSince)
+                        let name = try contact(uid: row.uid)?.displayName ?? ""
+                        return RestoreChange(uid: row.uid, displayName: name, action: .skippedChangedSince)
                     }
-                    guard let first = try historyEntry(id: item.first), let before = first.stateBefore else {
+                    guard let first = try historyEntry(id: row.id), let before = first.stateBefore else {
                         return nil
                     }
-                    return try apply(before, to: item.uid, origin: origin, dryRun: dryRun)
+                    return try apply(before, to: row.uid, origin: origin, dryRun: dryRun)
                 }
             }
             for change in changes {
                 summary.count(change.action)
                 try report(change)
             }
-            afterUID = lastUID
+            afterID = lastID
         }
         if let undoID { try finishOperation(id: undoID) }
         return summary

@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -182,5 +182,34 @@ enum Schema {
             pruned_before INTEGER NOT NULL DEFAULT 0
         );
         INSERT INTO retention (id) VALUES (1);
+        """
+
+    private static let version6 = """
+        -- Fewer trees a change goes into at random. A download settles items in href order; where hrefs are not
+        -- UIDs (a folder, most clouds), every tree keyed by UID takes its rows at random, and once such trees
+        -- outgrow the page cache each insert reads and writes a page (Docs/servers.md, "Trees keyed by UID").
+        -- As of a time reads the few rows of one UID through history_uid instead of a tree of its own.
+        DROP INDEX history_uid_time;
+        -- What one run changed, in the order it changed it: appended to, whatever the UIDs.
+        DROP INDEX history_run;
+        CREATE INDEX history_run ON history (run_id, id) WHERE run_id IS NOT NULL;
+        -- The saved item states in a table appended to, with its two keys as indexes: as a WITHOUT ROWID table
+        -- keyed by UID, the whole row (href, ETag, hash: about 270 bytes) went into a random leaf.
+        CREATE TABLE remote_items_v6 (
+            id INTEGER PRIMARY KEY,
+            remote_id INTEGER NOT NULL REFERENCES remotes (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            href TEXT NOT NULL,
+            etag TEXT,
+            hash TEXT NOT NULL,
+            created_here INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (remote_id, uid),
+            UNIQUE (remote_id, href)
+        );
+        INSERT INTO remote_items_v6 (remote_id, uid, href, etag, hash, created_here)
+        SELECT remote_id, uid, href, etag, hash, created_here FROM remote_items ORDER BY remote_id, uid;
+        DROP TABLE remote_items;
+        ALTER TABLE remote_items_v6 RENAME TO remote_items;
+        CREATE INDEX remote_items_created ON remote_items (remote_id, created_here, href) WHERE created_here <> 0;
         """
 }

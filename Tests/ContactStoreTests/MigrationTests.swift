@@ -94,3 +94,53 @@ struct SchemaFourMigrationTests {
         #expect(try store.state(uid: "a", at: 4) == .absent)
     }
 }
+
+@Suite("Schema 6: a version-5 store is migrated")
+struct SchemaSixMigrationTests {
+    @Test("saved item states, a run's undo and the state as of a time all survive the new trees")
+    func migratesVersionFive() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v5.sqlite")
+        do {
+            let raw = try Database(path: path)
+            for script in Schema.migrations.prefix(5) { try raw.execute(script) }
+            try raw.setUserVersion(5)
+            try raw.execute(
+                """
+                INSERT INTO remotes (id, name, kind, url, created_at) VALUES (1, 'cloud', 'carddav', 'http://x', 1);
+                INSERT INTO sync_runs (id, remote_id, started_at, finished_at, outcome) VALUES (7, 1, 10, 20, 'ok');
+                UPDATE sequence SET value = 2;
+                INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted)
+                VALUES ('a', 'BEGIN:VCARD\r\nVERSION:4.0\r\nUID:a\r\nFN:Now\r\nEND:VCARD\r\n', 'h2', 'Now', 5, 15, 1, 0),
+                    ('b', 'BEGIN:VCARD\r\nVERSION:4.0\r\nUID:b\r\nFN:Bea\r\nEND:VCARD\r\n', 'h3', 'Bea', 16, 16, 2, 0);
+                INSERT INTO history (uid, vcard, hash, reason, recorded_at, remote_id, kind, run_id) VALUES
+                    ('a', 'BEGIN:VCARD\r\nVERSION:4.0\r\nUID:a\r\nFN:Then\r\nEND:VCARD\r\n', 'h1', 'sync', 15, 1,
+                        'updated', 7),
+                    ('b', '', '', 'sync', 16, 1, 'created', 7);
+                INSERT INTO remote_items (remote_id, uid, href, etag, hash, created_here) VALUES
+                    (1, 'a', '/book/a.vcf', '"e1"', 'h2', 0), (1, 'b', '/book/b.vcf', '"e2"', 'h3', 1);
+                """)
+        }
+        let store = try ContactStore(path: path)
+        #expect(try Database(path: path).userVersion == Int32(ContactStore.schemaVersion))
+        // SQLite's integrity and foreign key checks; the hashes written above are placeholders.
+        #expect(try store.check().filter { !$0.contains("stored hash") } == [])
+        let saved = RemoteItemState(remoteID: 1, uid: "b", href: "/book/b.vcf", etag: "\"e2\"", hash: "h3")
+        #expect(try store.remoteItem(remoteID: 1, uid: "b") == saved)
+        #expect(try store.remoteItem(remoteID: 1, href: "/book/a.vcf")?.uid == "a")
+        try store.upsertRemoteItem(RemoteItemState(remoteID: 1, uid: "a", href: "/book/a.vcf", etag: "\"e3\"", hash: "h4"))
+        #expect(try store.remoteItem(remoteID: 1, uid: "a")?.etag == "\"e3\"")
+        #expect(try store.remoteItemCount(remoteID: 1) == 2)
+        // created_here survived: the next listing settles b as removed when it does not list it.
+        try store.beginListing()
+        try store.settleListing(remoteID: 1, isFullListing: false)
+        #expect(try store.listingHasRemoval("/book/b.vcf"))
+        try store.endListing()
+        #expect(try name(store.state(uid: "a", at: 14)) == "Then")
+        #expect(try name(store.state(uid: "a", at: 15)) == "Now")
+        let undo = try store.undo(run: 7)
+        #expect(undo.reverted == 1 && undo.deleted == 1)
+        #expect(try store.contact(uid: "a")?.displayName == "Then")
+        #expect(try store.contact(uid: "b")?.deleted == true)
+    }
+}

@@ -58,6 +58,27 @@ struct RestoreTests {
         #expect(try snapshot(store, ["a", "b", "c"]) == after)
     }
 
+    @Test("undo of a run longer than a page takes a contact it changed twice back to before the first change, once")
+    func undoAcrossPages() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.upsert(try makeCard(uid: "twice", name: "Before"), reason: "test")
+        let run = try store.beginOperation(.import, note: "test")
+        try store.upsert(try makeCard(uid: "twice", name: "First"), reason: "test", runID: run)
+        let created = ContactStore.chunkLimit + 20
+        for index in 0..<created {
+            try store.upsert(try makeCard(uid: "new\(index)", name: "New \(index)"), reason: "test", runID: run)
+        }
+        try store.upsert(try makeCard(uid: "twice", name: "Second"), reason: "test", runID: run)
+        try store.finishOperation(id: run)
+        var actions: [String: [RestoreChange.Action]] = [:]
+        let undo = try store.undo(run: run) { actions[$0.uid, default: []].append($0.action) }
+        #expect(undo.reverted == 1 && undo.deleted == created && undo.skipped == 0)
+        #expect(actions["twice"] == [.reverted])
+        #expect(try store.contact(uid: "twice")?.displayName == "Before")
+        #expect(try store.count() == 1)
+    }
+
     @Test("undo leaves a contact changed again after the run and says so")
     func undoSkipsChangedSince() throws {
         let fixture = try StoreFixture()

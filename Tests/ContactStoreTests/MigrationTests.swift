@@ -128,7 +128,8 @@ struct SchemaSixMigrationTests {
         let saved = RemoteItemState(remoteID: 1, uid: "b", href: "/book/b.vcf", etag: "\"e2\"", hash: "h3")
         #expect(try store.remoteItem(remoteID: 1, uid: "b") == saved)
         #expect(try store.remoteItem(remoteID: 1, href: "/book/a.vcf")?.uid == "a")
-        try store.upsertRemoteItem(RemoteItemState(remoteID: 1, uid: "a", href: "/book/a.vcf", etag: "\"e3\"", hash: "h4"))
+        let edited = RemoteItemState(remoteID: 1, uid: "a", href: "/book/a.vcf", etag: "\"e3\"", hash: "h4")
+        try store.upsertRemoteItem(edited)
         #expect(try store.remoteItem(remoteID: 1, uid: "a")?.etag == "\"e3\"")
         #expect(try store.remoteItemCount(remoteID: 1) == 2)
         // created_here survived: the next listing settles b as removed when it does not list it.

@@ -27,8 +27,13 @@ extension ContactStore {
         let origin = HistoryOrigin(reason: updating ? "replaced by import" : "imported", remoteID: nil, runID: runID)
         // The hash ignores UID, PRODID and REV: the same person exported twice is the same contact.
         let hash = incoming.contentHash
+        // contacts_live_hash holds the hash's first 16 digits. `+hash`: an equality on the column itself would be
+        // propagated into `substr(hash, ...)`, which then no longer matches the index (a scan of every contact).
         if let existingUID = try db.scalarString(
-            "SELECT uid FROM contacts WHERE hash = ? AND deleted = 0 ORDER BY id LIMIT 1", hash)
+            """
+            SELECT uid FROM contacts WHERE substr(hash, 1, 16) = substr(?1, 1, 16) AND +hash = ?1 AND deleted = 0
+            ORDER BY id LIMIT 1
+            """, hash)
         {
             return .merged(existingUID: existingUID)
         }

@@ -119,6 +119,8 @@ floor() { python3 Deploy/bench/floor.py "$1" "$server_book" alice "$work/passwor
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 cell() { printf '| %s ' "$@"; }
+# table_head COLUMN...: a Markdown table's header row and its separator, one cell a column.
+table_head() { cell "$@" && echo "|" && printf -- '|---%.0s' "$@" && echo "|"; }
 
 failures=()
 declare -A base_fp
@@ -243,19 +245,16 @@ for s in "${servers[@]}"; do
         echo
         echo "$server_label: download (seconds; CPU: user + system of our process; ¼ core: ${cpu_percent}% of one core)"
         echo
-        echo "| N | ContactBox | vdirsyncer | × vdirsyncer | floor | × floor | the floors, by way | beyond the floor" \
-            "| CPU s | CPU ms/contact" \
-            "| ¼ core: ContactBox | ¼ core: vdirsyncer | × | no-op requests | 1% each side | its floor | × floor" \
-            "| footprint MB (download / 1%) |"
-        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        table_head N ContactBox vdirsyncer "× vdirsyncer" floor "× floor" "the floors, by way" "beyond the floor" \
+            "CPU s" "CPU ms/contact" "¼ core: ContactBox" "¼ core: vdirsyncer" × "no-op requests" "1% each side" \
+            "its floor" "× floor" "footprint MB (download / 1%)"
         printf '%s\n' "${table[@]}"
     fi
     if ((${#uploads[@]})); then
         echo
         echo "$server_label: upload into an empty book (seconds)"
         echo
-        echo "| N | ContactBox | PUT floor | × floor | vdirsyncer | × vdirsyncer | footprint MB | requests |"
-        echo "|---|---|---|---|---|---|---|---|"
+        table_head N ContactBox "PUT floor" "× floor" vdirsyncer "× vdirsyncer" "footprint MB" requests
         printf '%s\n' "${uploads[@]}"
     fi
     echo

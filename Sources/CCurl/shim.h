@@ -114,8 +114,14 @@ static const unsigned long ccurl_auth_digest = CURLAUTH_DIGEST;
 static const unsigned long ccurl_auth_none = CURLAUTH_NONE;
 static const long ccurl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 static const size_t ccurl_readfunc_abort = CURL_READFUNC_ABORT;
+static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 static const int ccurl_seekfunc_ok = CURL_SEEKFUNC_OK;
 static const int ccurl_seekfunc_cantseek = CURL_SEEKFUNC_CANTSEEK;
 static const long ccurl_pipe_multiplex = CURLPIPE_MULTIPLEX;
+
+// A transfer paused by its write callback goes on; curl delivers the bytes it kept first.
+static inline CURLcode ccurl_easy_unpause(CURL *handle) {
+    return curl_easy_pause(handle, CURLPAUSE_CONT);
+}
 
 #endif

@@ -266,6 +266,12 @@ extension CardDAVClient {
         return pending.received.items
     }
 
+    /// Waits until a started multiget's answer has begun (its head is in), and holds the rest until
+    /// `finishMultiget`: Radicale and Xandikos build the whole answer first, so their work on it is done.
+    public func awaitMultigetHead(_ pending: PendingMultiget) {
+        transport.awaitExchangeHead(pending.exchange)
+    }
+
     public func cancelMultiget(_ pending: PendingMultiget) {
         transport.cancelExchange(pending.exchange)
         pending.received.items = []

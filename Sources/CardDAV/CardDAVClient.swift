@@ -9,6 +9,8 @@ protocol DAVTransport: AnyObject {
         _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) -> PendingExchange
     func finishExchange(_ exchange: PendingExchange) throws -> HTTPResponse
+    /// Waits until a started request's response head is in; at once where the request is sent when finished.
+    func awaitExchangeHead(_ exchange: PendingExchange)
     func cancelExchange(_ exchange: PendingExchange)
     func sendAll(
         _ requests: [HTTPRequest], maxBody: Int, maxConcurrent: Int?,
@@ -44,6 +46,8 @@ extension DAVTransport {
         try perform(exchange.request, onBody: exchange.onBody)
     }
 
+    func awaitExchangeHead(_ exchange: PendingExchange) {}
+
     func cancelExchange(_ exchange: PendingExchange) {}
 
     /// One after the other, for transports without concurrency (the tests' fake).
@@ -77,6 +81,10 @@ extension HTTPClient: DAVTransport {
     func finishExchange(_ exchange: PendingExchange) throws -> HTTPResponse {
         guard let started = exchange.started else { return try perform(exchange.request, onBody: exchange.onBody) }
         return try finish(started)
+    }
+
+    func awaitExchangeHead(_ exchange: PendingExchange) {
+        if let started = exchange.started { awaitHead(started) }
     }
 
     func cancelExchange(_ exchange: PendingExchange) {

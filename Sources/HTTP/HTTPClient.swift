@@ -167,6 +167,7 @@ extension HTTPClient {
     /// throw from `onBody` is rethrown, other failures throw `HTTPError`.
     public func finish(_ pending: PendingRequest) throws -> HTTPResponse {
         defer { pending.transfer.context.sink = nil }
+        releaseBody(pending.transfer)
         while pending.transfer.outcome == nil {
             do {
                 try drive()
@@ -178,13 +179,42 @@ extension HTTPClient {
         return try (pending.transfer.outcome ?? .failure(HTTPError(.other, "The request did not run"))).get()
     }
 
+    /// Waits until a started request's response head is in (or the request is over), and holds its body, unread,
+    /// until `finish`: the moment a server that builds its whole answer before sending any (Radicale, Xandikos) is
+    /// done with it, so that the caller's next request goes out before this one's body is read. A failure shows
+    /// when the request is finished. Bounded by the request's own time limits.
+    public func awaitHead(_ pending: PendingRequest) {
+        let context = pending.transfer.context
+        context.holdsBody = true
+        let isIn = { pending.transfer.outcome != nil || context.headComplete && !context.discardBody }
+        while !isIn() {
+            do {
+                try drive(until: isIn)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Lets a body held by `awaitHead` go on (to its `onBody`, or nowhere once that is dropped).
+    private func releaseBody(_ transfer: Transfer) {
+        transfer.context.holdsBody = false
+        guard transfer.context.isHeld else { return }
+        transfer.context.isHeld = false
+        if let entry = attached.first(where: { $0.transfer === transfer }) {
+            // A failure (the body's first bytes refused by `onBody`) shows when the transfer ends.
+            _ = ccurl_easy_unpause(entry.easy.handle)
+        }
+    }
+
     /// Abandons a started request (if it is still running) and drops its body callback.
     public func cancel(_ pending: PendingRequest) {
+        pending.transfer.context.sink = nil
+        releaseBody(pending.transfer)
         detach(pending.transfer)
         if pending.transfer.outcome == nil {
             pending.transfer.outcome = .failure(HTTPError(.aborted, "The request was cancelled"))
         }
-        pending.transfer.context.sink = nil
     }
 }
 
@@ -238,9 +268,9 @@ extension HTTPClient {
     }
 
     /// Moves every attached transfer along as far as it can go, waiting (at most a second) only when none
-    /// finished. A finished one leaves the multi handle with its outcome set; one that must go again (a redirect,
-    /// an authentication round trip) is attached again at once.
-    private func drive() throws {
+    /// finished and `until` is still false. A finished one leaves the multi handle with its outcome set; one that
+    /// must go again (a redirect, an authentication round trip) is attached again at once.
+    private func drive(until: () -> Bool = { false }) throws {
         let stillRunning = try multi.perform()
         var progressed = false
         while let done = multi.nextDone() {
@@ -262,7 +292,7 @@ extension HTTPClient {
                 entry.transfer.outcome = result
             }
         }
-        if !progressed && stillRunning > 0 {
+        if !progressed && stillRunning > 0 && !until() {
             try multi.poll(milliseconds: 1000)
         }
     }

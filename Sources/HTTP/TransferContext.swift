@@ -26,6 +26,10 @@ final class TransferContext {
     var limit: Int?
     /// The error that stopped the transfer from inside a callback, rethrown once curl returns.
     var callbackError: (any Error)?
+    /// Set by `HTTPClient.awaitHead`: the body's first bytes pause the transfer (`isHeld`; curl keeps them) until
+    /// `HTTPClient.finish`, so that nothing of it is read before the caller has sent its next request.
+    var holdsBody = false
+    var isHeld = false
 
     func prepareHop(body: [UInt8]?) {
         self.body = body ?? []
@@ -77,6 +81,13 @@ final class TransferContext {
         return true
     }
 
+    /// Whether the body's bytes delivered now wait (the transfer pauses), as `holdsBody` asks.
+    func holds() -> Bool {
+        guard holdsBody, headComplete, !discardBody else { return false }
+        isHeld = true
+        return true
+    }
+
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if discardBody || !headComplete {
             return true
@@ -124,6 +135,7 @@ enum CurlCallbacks {
     static let write: curl_write_callback = { data, size, count, userdata in
         guard let userdata else { return 0 }
         let context = Unmanaged<TransferContext>.fromOpaque(userdata).takeUnretainedValue()
+        if context.holds() { return ccurl_writefunc_pause }
         let total = size * count
         let accepted = context.receiveBody(UnsafeRawBufferPointer(start: data, count: total))
         return accepted ? total : 0

@@ -204,28 +204,31 @@ public final class CardDAVAddressBook: AddressBook {
     public func fetchPages(
         _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
     ) throws {
-        var pending: PendingMultiget?
+        var current: PendingMultiget?
+        var following: PendingMultiget?
         defer {
-            if let pending { client.cancelMultiget(pending) }
+            for pending in [current, following] { if let pending { client.cancelMultiget(pending) } }
         }
         guard var hrefs = try next() else { return }
-        pending = startMultiget(hrefs)
+        current = startMultiget(hrefs)
         while true {
+            if let current { client.awaitMultigetHead(current) }
+            let nextHrefs = try next()
+            following = nextHrefs.flatMap(startMultiget)
             var items: [MultigetItem]?
-            if let current = pending.take() {
+            if let pending = current.take() {
                 do {
-                    items = try client.finishMultiget(current)
+                    items = try client.finishMultiget(pending)
                 } catch {
                     logger.debug(
                         "carddav multiget failed in flight: sent again", metadata: ["carddav.error": "\(error)"])
                 }
             }
-            let following = try next()
-            pending = following.flatMap(startMultiget)
             var texts = try items.take() ?? multiget(hrefs)
             try body(hrefs, results(of: &texts))
-            guard let following else { return }
-            hrefs = following
+            guard let nextHrefs else { return }
+            hrefs = nextHrefs
+            current = following.take()
         }
     }
 

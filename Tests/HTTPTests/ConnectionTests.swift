@@ -194,6 +194,56 @@ struct ConnectionTests {
         #expect(response.status == 200)
     }
 
+    @Test("awaitHead returns with the head in and the body held; a request sent meanwhile runs; finish reads it whole")
+    func awaitHeadHoldsBody() throws {
+        let server = try TestServer()
+        let client = try makeClient()
+        var delivered: [UInt8] = []
+        let pending = client.start(HTTPRequest(method: "GET", url: server.base + "/bytes?n=300000&chunk=300000")) {
+            delivered += $0
+        }
+        client.awaitHead(pending)
+        #expect(delivered.count == 0)
+        // The held transfer keeps its connection: the next request goes out on another one, and completes.
+        var echoed: [UInt8] = []
+        let next = client.start(HTTPRequest(method: "GET", url: server.base + "/echo")) { echoed += $0 }
+        #expect(try client.finish(next).status == 200)
+        #expect(delivered.count == 0)
+        #expect((try json(echoed)["path"] as? String) == "/echo")
+        #expect(try client.finish(pending).status == 200)
+        #expect(delivered.count == 300_000)
+        #expect(delivered.allSatisfy { $0 == UInt8(ascii: "x") })
+    }
+
+    @Test("A request held by awaitHead can be cancelled, and its handle serves the next request whole")
+    func heldRequestCancelled() throws {
+        let server = try TestServer()
+        let client = try makeClient(maxConcurrent: 1)
+        var delivered = 0
+        let pending = client.start(HTTPRequest(method: "GET", url: server.base + "/bytes?n=200000")) {
+            delivered += $0.count
+        }
+        client.awaitHead(pending)
+        client.cancel(pending)
+        #expect(delivered == 0)
+        #expect(throws: HTTPError.self) { _ = try client.finish(pending) }
+        var body = 0
+        let response = try client.perform(HTTPRequest(method: "GET", url: server.base + "/bytes?n=200000")) {
+            body += $0.count
+        }
+        #expect(response.status == 200)
+        #expect(body == 200_000)
+    }
+
+    @Test("awaitHead of a request that fails returns, and finish throws its error")
+    func awaitHeadOfFailure() throws {
+        let client = try makeClient()
+        let pending = client.start(HTTPRequest(method: "GET", url: "http://127.0.0.1:1/")) { _ in }
+        client.awaitHead(pending)
+        let error = #expect(throws: HTTPError.self) { _ = try client.finish(pending) }
+        #expect(error?.kind == .connect)
+    }
+
     @Test("requestCounts counts requests by method")
     func requestCounts() throws {
         let server = try TestServer()

@@ -14,7 +14,8 @@
 #     multiget and the PUTs);
 #   - footprint (Deploy/lib/footprint.py) of the download, the no-op and the 1% sync;
 # and a table of the upload of BENCH_UPLOAD_SIZES generated contacts into an empty book against the PUT floor and
-# vdirsyncer. Every server is started afresh, seeded (files, not PUTs) and warmed by one listing before each run.
+# vdirsyncer. Every server is started afresh, seeded (files, not PUTs) and warmed by one listing before each run,
+# and held to one core while every client runs on another (taskset, where there are two).
 # Goals (exit 1 if one fails), printed with the figures: at N >= 10,000, download <= 0.7x vdirsyncer and
 # <= 1.15x the floor, CPU <= 0.1 ms per contact, 1% each side <= 1.15x its floor; a no-op is one request at every
 # N; upload <= 1.1x the PUT floor and faster than vdirsyncer; footprint <= 8 MB and within 1 MB of the first N.
@@ -85,7 +86,15 @@ use_server() {
     esac
     server=$1
 }
-server_start() { if [[ $server == radicale ]]; then radicale_start "$1"; else xandikos_start "$1"; fi; }
+# The server on one core and every client (ours, vdirsyncer, the floor's script) on another, as on the box, where
+# the server is another machine. Unpinned in this VM, the server's threads (Xandikos hands each card of a multiget
+# between two) took 15-40% longer from run to run, as a client's work on the other core moved them about.
+client_pin=()
+(($(nproc) >= 2)) && client_pin=(taskset -c 1)
+server_start() {
+    if [[ $server == radicale ]]; then radicale_start "$1"; else xandikos_start "$1"; fi
+    if ((${#client_pin[@]})); then taskset -a -pc 0 "${radicale_pid:-$xandikos_pid}" >/dev/null; fi
+}
 
 write_config() { # write_config STORE
     cat >"$work/contactbox.toml" <<CONF
@@ -100,9 +109,9 @@ $server_line
 CONF
 }
 
-# measure ARGS...: `contactbox ARGS` sampled, with request logging, run under "${prefix[@]}" (the CPU cap, or
-# nothing); sets wall_s, cpu_s, fp_kb ..., requests (by method) and total_requests.
-prefix=()
+# measure ARGS...: `contactbox ARGS` sampled, with request logging, run under "${prefix[@]}" (the client's core,
+# and the CPU cap or nothing); sets wall_s, cpu_s, fp_kb ..., requests (by method) and total_requests.
+prefix=("${client_pin[@]}")
 measure() {
     if ! CONTACTBOX_LOG_LEVEL=debug footprint_run "$work/fp" "${prefix[@]}" "$contactbox" "$@" \
         >"$work/out" 2>"$work/err"; then
@@ -115,7 +124,7 @@ measure() {
 
 # floor JOB ARGS...: Deploy/bench/floor.py against the server; its output (floor_s, listing_s, token_s) is eval'd.
 floor_s=0 listing_s=0 token_s=0
-floor() { python3 Deploy/bench/floor.py "$1" "$server_book" alice "$work/password" "${@:2}"; }
+floor() { "${client_pin[@]}" python3 Deploy/bench/floor.py "$1" "$server_book" alice "$work/password" "${@:2}"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 cell() { printf '| %s ' "$@"; }
@@ -186,13 +195,13 @@ for s in "${servers[@]}"; do
             server_start "$n"
             rm -f "$work"/store.sqlite*
             write_config "$work/store.sqlite"
-            prefix=("${cpucap_prefix[@]}")
+            prefix=("${cpucap_prefix[@]}" "${client_pin[@]}")
             measure sync --config "$work/contactbox.toml"
             q_s=$wall_s
             server_start "$n"
             rm -rf "$work/vds"
             vdirsyncer_run "$server_book" "$work/vds" "${prefix[@]}"
-            prefix=()
+            prefix=("${client_pin[@]}")
             qv_s=$wall_s q_ratio=$(ratio "$q_s" "$qv_s")
             cpucap_remove
         fi

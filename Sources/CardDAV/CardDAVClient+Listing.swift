@@ -210,8 +210,8 @@ extension CardDAVClient {
 }
 
 /// An addressbook-multiget sent and not read yet (`CardDAVClient.startMultiget`): the server works on it while the
-/// caller does something else, such as writing the last one's cards to the store. Its items are parsed as its body
-/// arrives, during the client's later requests, and kept until `finishMultiget`.
+/// caller does something else, such as writing the last one's cards to the store. Its answer waits in the socket
+/// until `finishMultiget` reads and parses it.
 public final class PendingMultiget {
     public let hrefs: [String]
     let exchange: PendingExchange
@@ -266,8 +266,8 @@ extension CardDAVClient {
         return pending.received.items
     }
 
-    /// Waits until a started multiget's answer has begun (its head is in), and holds the rest until
-    /// `finishMultiget`: Radicale and Xandikos build the whole answer first, so their work on it is done.
+    /// Waits until a started multiget's answer has begun (its head is in): Radicale and Xandikos build the whole
+    /// answer first, so their work on it is done.
     public func awaitMultigetHead(_ pending: PendingMultiget) {
         transport.awaitExchangeHead(pending.exchange)
     }

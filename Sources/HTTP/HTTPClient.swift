@@ -135,13 +135,15 @@ extension HTTPClient {
     /// Starts `request` and returns once it is sent, so that the server works on it while the caller does something
     /// else (the next multiget while the last one is written to the store). On a kept-alive connection that is at
     /// once; a new connection (Radicale closes each after one request) is waited for up to `sendWait`, and a
-    /// request not out by then goes out when it is finished. The body goes to `onBody` as it arrives, during this
-    /// client's later calls; `finish` returns the response. A request not finished is abandoned by `cancel`.
+    /// request not out by then goes out when it is finished. Its body waits unread (the transfer pauses at its
+    /// first bytes, which curl keeps) until `finish`, which gives it to `onBody` and returns the response: the
+    /// caller holds one answer at a time. A request not finished is abandoned by `cancel`.
     public func start(
         _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) -> PendingRequest {
         let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
         transfer.context.sink = onBody
+        transfer.context.holdsBody = true
         do {
             try attach(transfer)
         } catch {
@@ -179,13 +181,12 @@ extension HTTPClient {
         return try (pending.transfer.outcome ?? .failure(HTTPError(.other, "The request did not run"))).get()
     }
 
-    /// Waits until a started request's response head is in (or the request is over), and holds its body, unread,
-    /// until `finish`: the moment a server that builds its whole answer before sending any (Radicale, Xandikos) is
-    /// done with it, so that the caller's next request goes out before this one's body is read. A failure shows
-    /// when the request is finished. Bounded by the request's own time limits.
+    /// Waits until a started request's response head is in (or the request is over): the moment a server that
+    /// builds its whole answer before it sends any (Radicale, Xandikos) is done with it, so that the caller's next
+    /// request can go out before this one's body is read. A failure shows when the request is finished. Bounded by
+    /// the request's own time limits.
     public func awaitHead(_ pending: PendingRequest) {
         let context = pending.transfer.context
-        context.holdsBody = true
         let isIn = { pending.transfer.outcome != nil || context.headComplete && !context.discardBody }
         while !isIn() {
             do {
@@ -196,7 +197,7 @@ extension HTTPClient {
         }
     }
 
-    /// Lets a body held by `awaitHead` go on (to its `onBody`, or nowhere once that is dropped).
+    /// Lets a started request's body go on (to its `onBody`, or nowhere once that is dropped).
     private func releaseBody(_ transfer: Transfer) {
         transfer.context.holdsBody = false
         guard transfer.context.isHeld else { return }

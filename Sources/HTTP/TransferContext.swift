@@ -26,8 +26,8 @@ final class TransferContext {
     var limit: Int?
     /// The error that stopped the transfer from inside a callback, rethrown once curl returns.
     var callbackError: (any Error)?
-    /// Set by `HTTPClient.awaitHead`: the body's first bytes pause the transfer (`isHeld`; curl keeps them) until
-    /// `HTTPClient.finish`, so that nothing of it is read before the caller has sent its next request.
+    /// Set for a request from `HTTPClient.start`: the body's first bytes pause the transfer (`isHeld`; curl keeps
+    /// them, the rest stays in the socket) until `HTTPClient.finish`.
     var holdsBody = false
     var isHeld = false
 

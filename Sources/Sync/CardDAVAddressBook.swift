@@ -197,10 +197,11 @@ public final class CardDAVAddressBook: AddressBook {
         for result in results(of: &texts) { try body(result) }
     }
 
-    /// Pipelined: the next page's multiget is sent before the last page's cards go to `body`, so the server works
-    /// on it while this client parses, plans and writes; two at most, one of them in flight. It is sent once the
-    /// last page is in, so that its answer waits in the socket's buffer, not in this process, until then. A
-    /// multiget that fails in flight is sent again alone, with the retries of `fetch`.
+    /// Pipelined: the next page's multiget is sent as soon as the last one's answer has begun (its head is in:
+    /// Radicale and Xandikos build an answer whole before sending any), so the server works on it while this client
+    /// reads, parses, plans and writes the last; two at most, one of them in flight, whose answer waits in the
+    /// socket, not in this process, until the last page is written. A multiget that fails in flight is sent again
+    /// alone, with the retries of `fetch`.
     public func fetchPages(
         _ next: () throws -> [String]?, _ body: ([String], [Result<RemoteCard, RemoteError>]) throws -> Void
     ) throws {

@@ -194,7 +194,7 @@ struct ConnectionTests {
         #expect(response.status == 200)
     }
 
-    @Test("awaitHead returns with the head in and the body held; a request sent meanwhile runs; finish reads it whole")
+    @Test("A started body waits until finish: awaitHead returns with the head in, a request sent meanwhile runs")
     func awaitHeadHoldsBody() throws {
         let server = try TestServer()
         let client = try makeClient()

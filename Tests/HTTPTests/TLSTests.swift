@@ -257,4 +257,33 @@ struct TLSTests {
         #expect(logged.count == 30)
         #expect(logged.allSatisfy { $0.contains("HTTP/2") }, "\(logged.first ?? "")")
     }
+
+    @Test("over HTTP/2, requests pipelined as a sync does: the next sent at the last one's head, each body whole")
+    func pipelinedOverHTTP2() throws {
+        let certificates = try TestCertificates.shared()
+        let server = try RadicaleServer(tls: .trusted(hypercorn: true), logRequests: true)
+        try server.createAddressBook()
+        let book = server.addressBookURL()
+        let client = try makeClient(agent: "ContactBox/pipelined", caFile: certificates.authority, caPath: nil)
+        var statuses: [Int] = []
+        try client.sendAll(Self.putRequests(book, count: 20)) { _, result in statuses.append(try result.get().0.status) }
+        #expect(statuses == Array(repeating: 201, count: 20))
+
+        var bodies = Array(repeating: [UInt8](), count: 20)
+        func started(_ index: Int) -> PendingRequest {
+            client.start(HTTPRequest(method: "GET", url: book + "card-\(index).vcf")) { bodies[index] += $0 }
+        }
+        var current = started(0)
+        for index in 0..<20 {
+            client.awaitHead(current)
+            let following = index + 1 < 20 ? started(index + 1) : nil
+            #expect(try client.finish(current).status == 200)
+            if let following { current = following }
+        }
+        for (index, body) in bodies.enumerated() {
+            #expect(String(decoding: body, as: UTF8.self).contains("UID:card-\(index)\r\n"), "card \(index)")
+        }
+        // One connection: each held answer is a stream of it (over HTTP/1.1 the next needs a connection of its own).
+        #expect(client.connectionsOpened == 1)
+    }
 }

@@ -266,7 +266,9 @@ struct TLSTests {
         let book = server.addressBookURL()
         let client = try makeClient(agent: "ContactBox/pipelined", caFile: certificates.authority, caPath: nil)
         var statuses: [Int] = []
-        try client.sendAll(Self.putRequests(book, count: 20)) { _, result in statuses.append(try result.get().0.status) }
+        try client.sendAll(Self.putRequests(book, count: 20)) { _, result in
+            statuses.append(try result.get().0.status)
+        }
         #expect(statuses == Array(repeating: 201, count: 20))
 
         var bodies = Array(repeating: [UInt8](), count: 20)

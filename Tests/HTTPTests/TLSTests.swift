@@ -186,13 +186,17 @@ struct TLSTests {
         #expect(failure?.message.contains("Check ca_file and ca_path") == true)
     }
 
-    static func putRequests(_ book: String, count: Int) -> [HTTPRequest] {
-        (0..<count).map { index in
+    /// PUTs cards `card-0.vcf` ... into `book` through `client.sendAll`, and returns their statuses in order of finish.
+    static func putCards(_ client: HTTPClient, _ book: String, count: Int) throws -> [Int] {
+        let requests = (0..<count).map { index in
             HTTPRequest(
                 method: "PUT", url: book + "card-\(index).vcf", headers: [HTTPHeader("Content-Type", "text/vcard")],
                 body: Array("BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-\(index)\r\nFN:Card \(index)\r\nEND:VCARD\r\n".utf8)
             )
         }
+        var statuses: [Int] = []
+        try client.sendAll(requests) { _, result in statuses.append(try result.get().0.status) }
+        return statuses
     }
 
     @Test("Radicale's own server closes every connection: each new one resumes the TLS session instead")
@@ -217,11 +221,7 @@ struct TLSTests {
         // the client's easy handles, resume one.
         let parallel = try makeClient(
             agent: "ContactBox/parallel", caFile: certificates.authority, caPath: nil, maxConcurrent: 3)
-        var statuses: [Int] = []
-        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in
-            statuses.append(try result.get().0.status)
-        }
-        #expect(statuses == Array(repeating: 201, count: 30))
+        #expect(try Self.putCards(parallel, book, count: 30) == Array(repeating: 201, count: 30))
         #expect(parallel.connectionsOpened == 30)
         #expect(parallel.tlsSessionsResumed >= 27, "\(parallel.tlsSessionsResumed) of 30 resumed")
         #expect(server.waitForLog(containing: "card-29.vcf"))
@@ -246,11 +246,7 @@ struct TLSTests {
 
         let parallel = try makeClient(
             agent: "ContactBox/parallel", caFile: certificates.authority, caPath: nil, maxConcurrent: 3)
-        var statuses: [Int] = []
-        try parallel.sendAll(Self.putRequests(book, count: 30)) { _, result in
-            statuses.append(try result.get().0.status)
-        }
-        #expect(statuses == Array(repeating: 201, count: 30))
+        #expect(try Self.putCards(parallel, book, count: 30) == Array(repeating: 201, count: 30))
         #expect(parallel.connectionsOpened == 1)
         #expect(server.waitForLog(containing: "card-29.vcf"))
         let logged = server.loggedRequests().filter { $0.contains("ContactBox/parallel") }
@@ -265,11 +261,7 @@ struct TLSTests {
         try server.createAddressBook()
         let book = server.addressBookURL()
         let client = try makeClient(agent: "ContactBox/pipelined", caFile: certificates.authority, caPath: nil)
-        var statuses: [Int] = []
-        try client.sendAll(Self.putRequests(book, count: 20)) { _, result in
-            statuses.append(try result.get().0.status)
-        }
-        #expect(statuses == Array(repeating: 201, count: 20))
+        #expect(try Self.putCards(client, book, count: 20) == Array(repeating: 201, count: 20))
 
         var bodies = Array(repeating: [UInt8](), count: 20)
         func started(_ index: Int) -> PendingRequest {

@@ -172,6 +172,9 @@ public final class SyncPass {
         logger.log(level: clean ? .notice : .warning, Self.headline(report.outcome), metadata: metadata)
         // Each refusal once per version of the card: the server's reason is what a person needs to fix it.
         for line in report.refused { logger.warning("Refused by the server", metadata: ["sync.refused": "\(line)"]) }
+        for line in report.damaged {
+            logger.warning("Changed by the server as it stored it", metadata: ["sync.damaged": "\(line)"])
+        }
         for line in report.notes { logger.notice("Note on a card", metadata: ["sync.note": "\(line)"]) }
     }
 

@@ -7,24 +7,32 @@ extension ContactStore {
     /// Stores `card` under its UID: inserts it, overwrites the live version (copied to history with `reason`), or
     /// revives a tombstone (a `created` row in history). Returns false, writing nothing, when the live version is
     /// already byte-identical, so that a sync that re-downloads a contact does not make a local change that would
-    /// travel back. `runID` ties the change to its sync run or local operation.
+    /// travel back. `runID` ties the change to its sync run or local operation. `stampingRevision`, for a change
+    /// made on the box (an edit): the card's `REV` becomes the time of the change where its content changed, so
+    /// that `conflict = "newest"` weighs the edit by when it was made.
     @discardableResult
     public func upsert(
-        _ card: Card, hash: String? = nil, reason: String, remoteID: Int64? = nil, runID: Int64? = nil
+        _ card: Card, hash: String? = nil, reason: String, remoteID: Int64? = nil, runID: Int64? = nil,
+        stampingRevision: Bool = false
     ) throws -> Bool {
         guard let uid = card.uid, !uid.isEmpty else {
             throw ContactStoreError(.missingUID, "cannot store a card without a UID (\(card.displayName))")
         }
-        let vcard = card.serializedBytes()
         let hash = hash ?? card.contentHash  // the caller may have it already: hashing is not free
         return try db.transaction {
             let existing = try contact(uid: uid)
+            let time = now()
+            var card = card
+            if stampingRevision, existing.map({ $0.deleted || $0.hash != hash }) ?? true {
+                card = card.stampingRevision(milliseconds: time)
+            }
+            let vcard = card.serializedBytes()
             if let existing, !existing.deleted, existing.vcard.utf8.elementsEqual(vcard) {
                 return false
             }
             try write(
                 card, uid: uid, vcard: vcard, hash: hash, over: existing,
-                origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
+                origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: time)
             return true
         }
     }

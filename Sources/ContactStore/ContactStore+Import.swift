@@ -52,6 +52,8 @@ extension ContactStore {
             return .inserted(uid)
         }
         if updating {
+            // A change made on the box: dated now, whatever REV the edited export kept.
+            card = card.stampingRevision(milliseconds: time)
             try write(
                 card, uid: uid, vcard: card.serializedBytes(), hash: hash, over: existing, origin: origin, at: time)
             return .updated(uid)

@@ -3,7 +3,7 @@ import SQLite
 // The remotes and, per remote, the state of each item after the last sync. Plain CRUD: the sync engine decides.
 extension ContactStore {
     static let remoteColumns =
-        "id, name, kind, url, sync_token, created_at, synced_seq, book_url, capabilities, write_concurrency"
+        "id, name, kind, url, sync_token, created_at, synced_seq, book_url, capabilities, write_concurrency, write_form"
 
     /// Adds a remote; its name must be unused (a constraint violation otherwise).
     public func addRemote(name: String, kind: Remote.Kind, url: String) throws -> Remote {
@@ -40,6 +40,13 @@ extension ContactStore {
     /// Remembers how many writes at once the remote takes without refusing.
     public func setWriteConcurrency(_ concurrency: Int, remoteID: Int64) throws {
         try db.run("UPDATE remotes SET write_concurrency = ? WHERE id = ?", concurrency, remoteID)
+    }
+
+    /// Remembers the form in which the remote keeps what it is sent intact (`Remote.writeForm`).
+    public func setWriteForm(_ form: Set<String>, remoteID: Int64) throws {
+        try db.run(
+            "UPDATE remotes SET write_form = ? WHERE id = ?", form.isEmpty ? nil : form.sorted().joined(separator: " "),
+            remoteID)
     }
 
     /// Records what discovery found for a remote.
@@ -91,7 +98,8 @@ extension ContactStore {
             syncToken: try row.optionalString(4), createdAt: try row.int64(5), syncedSeq: try row.int64(6),
             bookURL: try row.optionalString(7),
             capabilities: (try row.optionalString(8) ?? "").split(separator: ",").map(String.init),
-            writeConcurrency: try row.optionalInt(9))
+            writeConcurrency: try row.optionalInt(9),
+            writeForm: Set((try row.optionalString(10) ?? "").split(separator: " ").map(String.init)))
     }
 
     // MARK: Item states

@@ -117,11 +117,15 @@ extension ContactStore {
             return RestoreChange(uid: uid, displayName: existing.displayName, action: .deleted)
         case .live(let vcard, let hash):
             let wasLive = existing.map { !$0.deleted } ?? false
-            if wasLive, existing?.vcard == vcard { return nil }
+            if wasLive, existing?.vcard == vcard || existing?.hash == hash { return nil }
             let card = try Self.readStoredCard(vcard, uid: uid)
             if !dryRun {
+                // A change made on the box: the version comes back dated now, so that it wins as the newest edit.
+                let time = now()
+                let stamped = card.stampingRevision(milliseconds: time)
                 try write(
-                    card, uid: uid, vcard: Array(vcard.utf8), hash: hash, over: existing, origin: origin, at: now())
+                    stamped, uid: uid, vcard: stamped.serializedBytes(), hash: hash, over: existing, origin: origin,
+                    at: time)
             }
             return RestoreChange(uid: uid, displayName: card.displayName, action: wasLive ? .reverted : .revived)
         }

@@ -22,10 +22,13 @@ public struct Remote: Sendable, Equatable {
     public var capabilities: [String]
     /// Writes at once that the remote last took without refusing; nil until learned.
     public var writeConcurrency: Int?
+    /// The form in which the remote keeps what it is sent intact, learned from a damaged write (`"rev"`: with a
+    /// `REV`; `"3.0"`: in vCard 3.0); empty until a server damages a card.
+    public var writeForm: Set<String>
 
     public init(
         id: Int64, name: String, kind: Kind, url: String, syncToken: String?, createdAt: Int64, syncedSeq: Int64 = 0,
-        bookURL: String? = nil, capabilities: [String] = [], writeConcurrency: Int? = nil
+        bookURL: String? = nil, capabilities: [String] = [], writeConcurrency: Int? = nil, writeForm: Set<String> = []
     ) {
         self.id = id
         self.name = name
@@ -37,6 +40,7 @@ public struct Remote: Sendable, Equatable {
         self.bookURL = bookURL
         self.capabilities = capabilities
         self.writeConcurrency = writeConcurrency
+        self.writeForm = writeForm
     }
 }
 

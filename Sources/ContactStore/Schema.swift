@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -215,5 +215,23 @@ enum Schema {
         DROP TABLE remote_items;
         ALTER TABLE remote_items_v6 RENAME TO remote_items;
         CREATE INDEX remote_items_created ON remote_items (remote_id, created_here, href) WHERE created_here <> 0;
+        """
+    private static let version7 = """
+        -- What a server made of a card it was sent, where the read-back after a write found something else
+        -- (Docs/architecture.md, "What a server does to a card"): the version sent (the store's), the hash of the
+        -- server's copy of it, and what the server changed, in words. The server's copy stands for the version sent
+        -- on that remote, so it is never read back as an edit; the row goes once a version arrives intact.
+        CREATE TABLE damaged_items (
+            remote_id INTEGER NOT NULL REFERENCES remotes (id) ON DELETE CASCADE,
+            uid TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            remote_hash TEXT NOT NULL,
+            damage TEXT NOT NULL,
+            damaged_at INTEGER NOT NULL,
+            PRIMARY KEY (remote_id, uid)
+        ) WITHOUT ROWID;
+        -- The form in which a remote keeps what it is sent intact, learned from a damaged write that came back
+        -- intact when sent again: "rev" (with a REV), "3.0" (in vCard 3.0), or both, space-separated.
+        ALTER TABLE remotes ADD COLUMN write_form TEXT;
         """
 }

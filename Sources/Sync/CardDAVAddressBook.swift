@@ -26,6 +26,9 @@ public final class CardDAVAddressBook: AddressBook {
     /// `learnedWriteConcurrency` for a server that locks per write: kept by the store, read back by `init`.
     public static let oneAtATime = 0
     public var learnedWriteConcurrency: Int? { locksPerWrite ? Self.oneAtATime : writeConcurrency }
+    /// Every write is read back, not only one answered without a strong ETag: the server was seen to change what it
+    /// was sent (`written`).
+    public var readsBackWrites = false
     private var warnedOutside = false
     /// The server refused writes as busy in this run: the concurrency does not grow again until the next run.
     private var refusedInRun = false
@@ -304,7 +307,7 @@ public final class CardDAVAddressBook: AddressBook {
         let result = try attempt {
             try client.put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
         }
-        return RemoteEntry(href: canonical(url), etag: try etag(result, url: url))
+        return written(result, url: url)
     }
 
     public func update(href: String, etag: String, with card: Card) throws -> String {
@@ -313,7 +316,7 @@ public final class CardDAVAddressBook: AddressBook {
             try client.put(
                 url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
         }
-        return try self.etag(result, url: url)
+        return written(result, url: url).etag
     }
 
     public func delete(href: String, etag: String) throws {
@@ -448,8 +451,7 @@ public final class CardDAVAddressBook: AddressBook {
     {
         switch (outcome, request) {
         case (.success(let result), .put(let url, _, _, _)):
-            return Result { RemoteEntry(href: canonical(url), etag: try etag(result, url: url)) }
-                .mapError { $0 as? RemoteError ?? RemoteError(.malformed, "\($0)") }
+            return .success(written(result, url: url))
         case (.success, .delete):
             return .success(nil)
         case (.failure(let error), .delete) where error.kind == .notFound:
@@ -459,11 +461,21 @@ public final class CardDAVAddressBook: AddressBook {
         }
     }
 
-    /// SabreDAV-based servers may answer a PUT without an ETag: ask for it, or leave it empty
-    /// so that the next run fetches the item and compares content.
-    private func etag(_ result: PutResult, url: String) throws -> String {
-        if let etag = result.etag { return etag }
-        return (try? attempt { try client.get(url: url).etag }) ?? ""
+    /// Where a write went and its ETag, and what the server stored where that may differ from what was sent: a PUT
+    /// answered without an ETag (RFC 6352 6.3.2.3: a server that changes a card as it stores it must not send one;
+    /// SabreDAV-based servers never do), with a weak one, or on a server known to change cards
+    /// (`readsBackWrites`). The card read back goes to the sync, which compares it with what was sent
+    /// (`SyncSession`, the read-back). A read-back that fails leaves the ETag empty, so that the next run fetches
+    /// the item and compares content.
+    private func written(_ result: PutResult, url: String) -> RemoteEntry {
+        let href = canonical(url)
+        if let etag = result.etag, !etag.hasPrefix("W/"), !readsBackWrites {
+            return RemoteEntry(href: href, etag: etag)
+        }
+        guard let (etag, bytes) = try? attempt({ try client.getBytes(url: url) }) else {
+            return RemoteEntry(href: href, etag: result.etag ?? "")
+        }
+        return RemoteEntry(href: href, etag: etag ?? result.etag ?? "", card: bytes)
     }
 
     /// Runs a request with retries, turning CardDAV errors into the sync engine's.

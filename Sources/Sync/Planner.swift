@@ -1,7 +1,8 @@
 /// How a conflict (both sides changed the same contact differently) is settled, per remote.
 public enum ConflictPolicy: String, Sendable, CaseIterable {
-    /// The version with the later `REV` wins; the local change time stands in for a missing local `REV`; a tie
-    /// or an unknown remote time goes to the remote, the version the rest of the household sees.
+    /// The version with the later `REV` wins. A change made on the box carries its time as `REV`; the local change
+    /// time stands in for a missing local `REV`, and the time of the sync (when the box first saw it) for a missing
+    /// remote one. A tie goes to the remote, the version the rest of the household sees.
     case newest
     case local
     case remote

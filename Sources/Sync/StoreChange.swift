@@ -17,6 +17,9 @@ enum StoreChange {
     /// The remote refused this version of the card (`hash`) for `reason`: not sent again until it changes.
     case recordRefusal(uid: String, hash: String, reason: String)
     case clearRefusal(uid: String)
+    /// The remote stored `remoteHash` for the version `hash` it was sent, damaged as `damage` says.
+    case recordDamage(uid: String, hash: String, remoteHash: String, damage: String)
+    case clearDamage(uid: String)
 
     func apply(to store: ContactStore, remoteID: Int64, runID: Int64?) throws {
         switch self {
@@ -40,6 +43,10 @@ enum StoreChange {
             try store.recordRefusal(remoteID: remoteID, uid: uid, hash: hash, reason: reason)
         case .clearRefusal(let uid):
             try store.clearRefusal(remoteID: remoteID, uid: uid)
+        case .recordDamage(let uid, let hash, let remoteHash, let damage):
+            try store.recordDamage(remoteID: remoteID, uid: uid, hash: hash, remoteHash: remoteHash, damage: damage)
+        case .clearDamage(let uid):
+            try store.clearDamage(remoteID: remoteID, uid: uid)
         }
     }
 }

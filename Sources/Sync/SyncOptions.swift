@@ -42,6 +42,10 @@ public struct SyncReport: Sendable {
     /// Cards the remote refused in this run (400, 403, 413, 415, 422), one line each with the server's reason. A
     /// refusal is about that card alone: it is no error of the sync, and it is reported once per version.
     public var refused: [String] = []
+    /// Cards the remote changed as it stored them (the read-back after a write), even when sent again in another
+    /// form: one line each, saying what it changed; reported once, when first seen. (A card the remote kept intact
+    /// when sent again is a note.)
+    public var damaged: [String] = []
     /// What the run did that a person should know of, though nothing failed (a duplicate UID kept apart).
     public var notes: [String] = []
     /// Contacts left unsent because the remote refused that same version before.
@@ -72,6 +76,10 @@ public struct SyncReport: Sendable {
 
     mutating func recordNote(_ message: String) {
         if notes.count < Self.errorLimit { notes.append(message) }
+    }
+
+    mutating func recordDamage(_ message: String) {
+        if damaged.count < Self.errorLimit { damaged.append(message) }
     }
 
     mutating func recordRefusal(_ message: String) {

@@ -61,6 +61,12 @@ extension SyncSession {
             ]
         case .markSynced(let fetched):
             return [Self.base(of: fetched)]
+        case .keepBase(let base):
+            return [
+                .recordBase(
+                    uid: base.uid, entry: RemoteEntry(href: base.href, etag: base.etag ?? ""), hash: base.hash,
+                    created: false)
+            ]
         case .deleteLocal(let uid):
             report.counts.deleted += 1
             return [.deleteContact(uid: uid, reason: "deleted on \(book.name)"), .forgetBase(uid: uid)]
@@ -94,7 +100,12 @@ extension SyncSession {
         switch (step, result) {
         case (.upload(let upload), .success(let entry)):
             guard let entry else { return .done([]) }
-            return .done(uploaded(upload, to: entry))
+            if let stored = entry.card, let outcome = checkReadBack(upload, entry: entry, stored: stored) {
+                return outcome
+            }
+            var changes = uploaded(upload, to: entry)
+            if (book as? CardDAVAddressBook)?.readsBackWrites == true { changes.append(.clearDamage(uid: upload.uid)) }
+            return .done(changes)
         case (.upload(let upload), .failure(let error)):
             if case .rejected = error.kind, !upload.addedFN, let (named, note) = upload.card.addingDerivedFN() {
                 report.recordNote("\(book.name): \(upload.uid): refused (\(error.message)); sent again: \(note)")
@@ -119,8 +130,8 @@ extension SyncSession {
 
     /// The new base after an upload; a card sent with a derived FN replaces the stored one (the old version goes to
     /// history), so that every side holds the same.
-    private func uploaded(_ upload: Upload, to entry: RemoteEntry) -> [StoreChange] {
-        let created = upload.target == nil
+    func uploaded(_ upload: Upload, to entry: RemoteEntry) -> [StoreChange] {
+        let created = upload.target == nil || upload.createdItem
         if created { report.counts.uploaded += 1 } else { report.counts.updated += 1 }
         var changes: [StoreChange] = []
         var hash = upload.hash
@@ -128,7 +139,9 @@ extension SyncSession {
             hash = upload.card.contentHash
             changes.append(.saveContact(upload.card, hash: hash, reason: "FN added for \(book.name)"))
         }
-        changes.append(.recordBase(uid: upload.uid, entry: entry, hash: hash, created: created))
+        changes.append(
+            .recordBase(
+                uid: upload.uid, entry: RemoteEntry(href: entry.href, etag: entry.etag), hash: hash, created: created))
         if upload.hadRefusal { changes.append(.clearRefusal(uid: upload.uid)) }
         return changes
     }

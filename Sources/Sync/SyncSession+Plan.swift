@@ -17,13 +17,26 @@ extension SyncSession {
     /// The steps for one item the remote added or changed: the same path for an item listed and for one fetched
     /// again after a 412.
     func plan(fetched: RemoteCard) throws -> [SyncStep] {
+        let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href)
+        if var known = previous, fetched.hash != known.hash,
+            let damage = try store.damage(remoteID: remote.id, uid: known.uid), damage.hash == known.hash,
+            damage.remoteHash == fetched.hash
+        {
+            // The server's damaged copy of the version it was sent (SyncSession+ReadBack.swift), whatever identity
+            // the damage left it: no edit.
+            known.etag = fetched.etag
+            chunkItems[known.uid] = known
+            return try [.keepBase(known)]
+                + plan(
+                    uid: known.uid, base: known, local: try store.contact(uid: known.uid), remote: .unchangedSinceBase)
+        }
         if let why = fetched.unreadable {
             report.recordNote("\(book.name): \(fetched.href) cannot be read (\(why)); kept as it is, as unreadable")
         }
         for note in fetched.notes { report.recordNote("\(book.name): \(fetched.href): \(note)") }
         var fetched = fetched
         var steps: [SyncStep] = []
-        if let previous = try store.remoteItem(remoteID: remote.id, href: fetched.href), previous.uid != fetched.uid {
+        if let previous, previous.uid != fetched.uid {
             if previous.uid == RemoteCard.duplicateUID(fetched.uid, href: fetched.href) {
                 fetched = fetched.withUID(previous.uid)  // a second card with a taken UID, kept apart before
             } else {
@@ -80,7 +93,9 @@ extension SyncSession {
             case .present(var theirVersion) = theirs, myVersion.hash != theirVersion.hash
         {
             myVersion.rev = localCard.card?.first("REV")?.value
-            theirVersion.rev = fetched.card.first("REV")?.value
+            // A card without REV is dated by when the box first saw it: now.
+            theirVersion.rev =
+                fetched.card.first("REV")?.value ?? Self.revText(milliseconds: ContactStore.currentTimeMillis())
             mine = .present(myVersion)
             theirs = .present(theirVersion)
         }
@@ -154,9 +169,10 @@ extension SyncSession {
         case .unchangedSinceBase: target = base.map { RemoteEntry(href: $0.href, etag: $0.etag ?? "") }
         case .removed: target = nil
         }
-        let upload = Upload(
-            uid: uid, card: card.converted(toVersion: book.writeVersion), target: target, hash: hash,
-            hadRefusal: refusal != nil)
+        var upload = Upload(
+            uid: uid, card: card, target: target, hash: hash, hadRefusal: refusal != nil,
+            revision: Card.revision(milliseconds: localCard.stored?.changedAt ?? 0))
+        upload.apply(form: writeForm, version: book.writeVersion)
         return [.remote(.upload(upload))]
     }
 

@@ -26,6 +26,8 @@ final class SyncSession {
     /// Items planned in the current chunk, by UID: their saved state is committed only with the chunk, and two
     /// cards with one UID in one chunk must still be told apart.
     var chunkItems: [String: RemoteItemState] = [:]
+    /// The form the remote keeps cards intact in (`WriteForm`), as learned by this and earlier runs.
+    var writeForm: Set<String>
 
     init(
         store: ContactStore, book: AddressBook, remote: Remote, runID: Int64?, options: SyncOptions, logger: Logger,
@@ -39,10 +41,15 @@ final class SyncSession {
         self.logger = logger
         self.progress = progress
         self.report = SyncReport(remote: book.name, outcome: .ok)
+        self.writeForm = remote.writeForm
     }
 
     func run() throws {
         defer { endListing() }
+        if let carddav = book as? CardDAVAddressBook, !carddav.readsBackWrites {
+            carddav.readsBackWrites =
+                try !writeForm.isEmpty || !store.damagedItems(remoteID: remote.id, limit: 1).isEmpty
+        }
         let feed = try collectRemoteChanges()
         try checkDeletionGuard(feed)
         try settleRemoteChanges()
@@ -57,6 +64,7 @@ final class SyncSession {
         if !options.dryRun, let concurrency = book.learnedWriteConcurrency, concurrency != remote.writeConcurrency {
             try store.setWriteConcurrency(concurrency, remoteID: remote.id)
         }
+        if !options.dryRun, writeForm != remote.writeForm { try store.setWriteForm(writeForm, remoteID: remote.id) }
         logger.info(
             "Sync finished",
             metadata: [

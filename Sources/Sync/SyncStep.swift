@@ -1,3 +1,4 @@
+import ContactStore
 import VCard
 
 /// One thing to do for one item, as the `Planner` decided it (`SyncSession+Plan.swift`), carried out by the
@@ -11,6 +12,9 @@ enum SyncStep {
     case download(RemoteCard, reason: String, isNew: Bool)
     /// Both sides hold the same content: record the remote's place and version as the new base.
     case markSynced(RemoteCard)
+    /// The remote holds its damaged copy of the base's version at this place and ETag (`damaged_items`): record
+    /// them, the base's hash unchanged.
+    case keepBase(RemoteItemState)
     /// The remote deleted the item: delete the contact (the store keeps it in history) and forget the base.
     case deleteLocal(uid: String)
     /// Both sides deleted the item: forget the base.
@@ -54,6 +58,16 @@ struct Upload {
     /// `card` carries an FN made from its own N, ORG, EMAIL or TEL after the remote refused it without one; a
     /// success stores that card too, so that every side holds the same.
     var addedFN = false
+    /// The `REV` the card goes with where it has none and the remote keeps only cards with one (`WriteForm.rev`):
+    /// the time of the contact's last change in the store.
+    var revision: String
+    /// The form the card is sent in (`WriteForm`): what the remote is known to keep intact, or what is tried after
+    /// the remote damaged it.
+    var form: Set<String> = []
+    /// What the remote made of an earlier sending of this upload in this run (the read-back), nil at first.
+    var damage: String?
+    /// An earlier sending in this run created the remote's item: this one replaces it, and it counts as created.
+    var createdItem = false
 
     var write: RemoteWrite {
         guard let target else { return .create(card) }

@@ -31,6 +31,15 @@ extension Card {
         return digest.hex()
     }
 
+    /// The normalised lines the hash is made of, as text, in the card's order: what `changes(to:)` compares.
+    func normalisedLines() -> [String] {
+        guard opaqueText == nil else { return [] }
+        var text: [UInt8] = []
+        var lines: [Range<Int>] = []
+        for property in properties { Self.appendNormalisedLines(property, to: &text, lines: &lines) }
+        return lines.map { String(decoding: text[$0], as: UTF8.self) }
+    }
+
     /// Whether line `a` sorts before line `b` as their Strings do (Unicode canonical order): by their bytes where
     /// they first differ in an ASCII character that no combining mark follows, which is the same; else as Strings.
     static func sortsBefore(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {

@@ -81,12 +81,15 @@ struct SyncCommand: ParsableCommand {
         print(Self.summary(report, elapsed: elapsed, dryRun: dryRun))
         for line in report.errors { Terminal.note("  \(line)") }
         for line in report.refused { Terminal.note("  refused: \(line)") }
+        for line in report.damaged { Terminal.note("  damaged: \(line)") }
         for line in report.notes { Terminal.note("  \(line)") }
         if let message = report.message { Terminal.note("  \(message)") }
         switch report.outcome {
         case .failed: return report.failure.map(Self.exitCode(for:)) ?? Exit.temporaryFailure
         case .needsConfirmation: return Exit.needsConfirmation
-        default: return report.counts.errors > 0 || !report.refused.isEmpty ? Exit.findings : .success
+        default:
+            return report.counts.errors > 0 || !report.refused.isEmpty || !report.damaged.isEmpty
+                ? Exit.findings : .success
         }
     }
 

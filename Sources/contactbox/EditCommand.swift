@@ -63,7 +63,8 @@ struct EditCommand: ParsableCommand {
         let card = try Self.readOneCard(edited, path: path, uid: uid)
         do {
             let runID = try contacts.beginOperation(.edit, note: uid)
-            let changed = try contacts.upsert(card, reason: "edited on the command line", runID: runID)
+            let changed = try contacts.upsert(
+                card, reason: "edited on the command line", runID: runID, stampingRevision: true)
             try contacts.finishOperation(id: runID)
             unlink(path)
             Terminal.note(

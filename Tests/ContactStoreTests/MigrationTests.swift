@@ -16,7 +16,9 @@ struct MigrationTests {
         }
         #expect(
             tables == [
-                "contacts", "history", "refused_items", "remote_items", "remotes", "retention", "sequence", "sync_runs",
+                "contacts", "damaged_items", "history", "refused_items", "remote_items", "remotes", "retention",
+                "sequence",
+                "sync_runs",
             ])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)

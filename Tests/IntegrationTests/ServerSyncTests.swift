@@ -158,6 +158,30 @@ struct ServerSyncTests {
         #expect(lost?.vcard.contains("box edit") == true)
     }
 
+    @Test(
+        "an edit on the box 3 s after one on the server wins, though the card kept an older REV; the server's edit is in history",
+        arguments: TestServerKind.available)
+    func laterBoxEditWins(kind: TestServerKind) throws {
+        let fixture = try ServerSyncFixture(kind)
+        try fixture.putOnServer(vcard("r", "Rita", "REV:20200101T000000Z"), as: "r.vcf")
+        try fixture.sync()
+        // The server dates its edit by its clock; the box edits the card 3 s later (as `contactbox edit` and
+        // `import --update` do: through the store, the card's old REV in the text).
+        let serverTime = Card.revision(milliseconds: ContactStore.currentTimeMillis() - 3_000)
+        try fixture.putOnServer(vcard("r", "Rita", "NOTE:phone edit", "REV:\(serverTime)"), as: "r.vcf")
+        try fixture.store.upsert(
+            try card("r", "Rita", "NOTE:box edit", "REV:20200101T000000Z"), reason: "edited on the command line",
+            stampingRevision: true)
+        let report = try fixture.sync()
+        #expect(report.counts.conflicts == 1, "\(report.errors)")
+        #expect(try fixture.serverCards()["r"]?.first("NOTE")?.text == "box edit")
+        #expect(try fixture.store.contact(uid: "r")?.vcard.contains("box edit") == true)
+        #expect(try fixture.localContents() == fixture.serverContents())
+        let lost = try fixture.store.history(uid: "r").first { $0.reason == "conflict-lost:\(fixture.remoteName)" }
+        #expect(lost?.vcard.contains("phone edit") == true)
+        #expect(try fixture.serverCards()["r"]?.first("REV")?.value ?? "" > serverTime, "the box's edit is dated")
+    }
+
     @Test("an edit beats a deletion on the other side", arguments: TestServerKind.available)
     func deleteVersusEdit(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)

@@ -173,8 +173,8 @@ extension ContactStore {
                 """, remoteID) ?? 0)
     }
 
-    /// How many items this client created on remote `remoteID` since its token (`created_here`): a changes since
-    /// the token names them all. The partial index holds only those.
+    /// How many items this client created on remote `remoteID` since its token (`created_here`): the changes since
+    /// the token name them all. The partial index holds only those.
     public func createdHereCount(remoteID: Int64) throws -> Int {
         Int(
             try db.scalarInt64(

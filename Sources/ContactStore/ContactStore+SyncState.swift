@@ -161,6 +161,26 @@ extension ContactStore {
         Int(try db.scalarInt64("SELECT count(*) FROM listing.entries WHERE state = ?", removed) ?? 0)
     }
 
+    /// How many of the listing's entries, removals aside, are items remote `remoteID` has a saved state for and this
+    /// client did not create since its token (`created_here`, see `settleListing`): one seek of `remote_items`' href
+    /// index each.
+    public func listingKnownCount(remoteID: Int64) throws -> Int {
+        Int(
+            try db.scalarInt64(
+                """
+                SELECT count(*) FROM listing.entries l WHERE l.state <> 1 AND EXISTS (
+                    SELECT 1 FROM remote_items r WHERE r.remote_id = ? AND r.href = l.href AND r.created_here = 0)
+                """, remoteID) ?? 0)
+    }
+
+    /// How many items this client created on remote `remoteID` since its token (`created_here`): the changes since
+    /// the token name them all. The partial index holds only those.
+    public func createdHereCount(remoteID: Int64) throws -> Int {
+        Int(
+            try db.scalarInt64(
+                "SELECT count(*) FROM remote_items WHERE remote_id = ? AND created_here <> 0", remoteID) ?? 0)
+    }
+
     /// How many contacts this remote has and the store deleted: the deletions a sync would send there.
     public func pendingRemoteDeletions(remoteID: Int64) throws -> Int {
         Int(

@@ -77,12 +77,31 @@ final class SyncSession {
     // MARK: Collecting
 
     /// The remote's listing, into the store's, a chunk at a time (at most `chunkLimit` entries, and about
-    /// `chunkBytes` of the cards a first download's listing may bring along).
+    /// `chunkBytes` of the cards a first download's listing may bring along). A delta that reads as the whole book
+    /// (`deltaListsWholeBook`) is followed by a full listing, which alone may show deletions.
     private func collectRemoteChanges() throws -> ChangeFeed {
+        let known = try store.remoteItemCount(remoteID: remote.id)
+        var listing = try collect(since: options.fullCheck ? nil : remote.syncToken, withCards: known == 0)
+        if try deltaListsWholeBook(listing, known: known) {
+            logger.info(
+                "The changes since the token name half the items or more and no removal: listing the whole book",
+                metadata: ["remote.name": "\(book.name)", "sync.listed": "\(listing.listed)", "sync.known": "\(known)"])
+            listing = try collect(since: nil, withCards: false)
+        }
+        let feed = listing.feed
+        for skipped in feed.skipped { report.recordError("\(book.name): \(skipped)") }
+        try store.settleListing(remoteID: remote.id, isFullListing: feed.isFullListing)
+        remoteListedNothing = feed.isFullListing && listing.listed == 0
+        return feed
+    }
+
+    /// One listing from `token` (nil: the whole book) into a fresh listing of the store's.
+    private func collect(since token: String?, withCards: Bool) throws -> Listing {
         try store.beginListing()
         var buffer: [ContactStore.ListedEntry] = []
         var bufferBytes = 0
         var listed = 0
+        var removals = 0
         func add(_ entry: ContactStore.ListedEntry) throws {
             buffer.append(entry)
             bufferBytes += entry.card?.count ?? 0
@@ -96,18 +115,17 @@ final class SyncSession {
             try checkStop()
         }
         let feed = try book.changes(
-            since: options.fullCheck ? nil : remote.syncToken,
-            withCards: try store.remoteItemCount(remoteID: remote.id) == 0,
+            since: token, withCards: withCards,
             changed: { entry in
                 listed += 1
                 try add(ContactStore.ListedEntry(href: entry.href, etag: entry.etag, card: entry.card))
             },
-            removed: { href in try add(ContactStore.ListedEntry(href: href, etag: nil)) })
+            removed: { href in
+                removals += 1
+                try add(ContactStore.ListedEntry(href: href, etag: nil))
+            })
         try flush()
-        for skipped in feed.skipped { report.recordError("\(book.name): \(skipped)") }
-        try store.settleListing(remoteID: remote.id, isFullListing: feed.isFullListing)
-        remoteListedNothing = feed.isFullListing && listed == 0
-        return feed
+        return Listing(feed: feed, listed: listed, removals: removals)
     }
 
     private var remoteListedNothing = false

@@ -17,6 +17,11 @@ struct SyncCommand: ParsableCommand {
             contacts, or a remote that suddenly lists none, deletes nothing and exits 10 until confirmed with \
             --confirm-deletions.
 
+            A sync asks each server only for the changes since the last one. --full lists every contact of each \
+            remote instead, as a first sync does, and compares the whole: a contact deleted on a server whose \
+            change tracking missed it (or that forgot its sync tokens) is then deleted here too. The daemon does \
+            this once a day (full_check).
+
             Exit codes: 0 every remote synced; 1 some contacts could not be synced (listed); 10 deletions wait \
             for confirmation; 74 the store failed; 75 a remote could not be reached (try later); 77 a remote \
             refused the login; 78 the configuration is wrong.
@@ -35,6 +40,9 @@ struct SyncCommand: ParsableCommand {
 
     @Flag(help: "Carry out deletions held for confirmation by an earlier run.")
     var confirmDeletions = false
+
+    @Flag(help: "List every contact of each remote and compare in full, not only the changes since the last sync.")
+    var full = false
 
     func run() throws {
         let configuration = try config.load()
@@ -63,7 +71,7 @@ struct SyncCommand: ParsableCommand {
         do {
             defer { bar.finish() }
             report = try factory.sync(
-                remote, settings, confirmDeletions: confirmDeletions, dryRun: dryRun,
+                remote, settings, confirmDeletions: confirmDeletions, dryRun: dryRun, fullCheck: full,
                 progress: { progress in
                     bar.update(label: "\(remote.name): \(progress.phase)", done: progress.done, total: progress.total)
                 })

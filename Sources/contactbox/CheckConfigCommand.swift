@@ -34,9 +34,9 @@ struct CheckConfigCommand: ParsableCommand {
         var lines = [
             "\(path):",
             "  store: \(configuration.storePath)",
-            "  sync: every \(Configuration.durationText(sync.interval)), "
-                + "full check every \(Configuration.durationText(sync.fullCheck)), "
-                + "deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
+            "  daemon: syncs every \(Configuration.durationText(sync.interval)) and compares in full every "
+                + "\(Configuration.durationText(sync.fullCheck)) (`contactbox sync --full` compares in full now)",
+            "  sync: deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
         ]
         for remote in configuration.remotes {
             lines.append("  remote \"\(remote.name)\":")

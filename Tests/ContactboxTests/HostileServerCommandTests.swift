@@ -92,6 +92,30 @@ struct HostileServerCommandTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
+    @Test("a card deleted on a server that answers any sync token with every card is deleted here by the next sync")
+    func forgottenTokens() throws {
+        let work = try Workspace()
+        let server = try HostileCardDAVServer("forgets-tokens", in: work)
+        let config = try configure(work, server)
+        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", card("mine", "Mine"))])
+        for run in 1...2 {
+            let result = try contactbox(["sync", "--config", config])
+            #expect(result.status == 0, "run \(run): \(result.stdout)\(result.stderr)")
+        }
+        #expect(try names(work) == ["Good One", "Good Two", "Mine"])
+
+        // Another client deletes a card; the server's answer to the saved token lists the two others.
+        #expect(try curlRequest("DELETE", server.bookURL + "good1.vcf", user: ("user", "secret")).status == 204)
+        let result = try contactbox(["sync", "--config", config])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("hostile: synced:") && result.stdout.contains("1 deleted"), "\(result.stdout)")
+        #expect(try names(work) == ["Good Two", "Mine"])
+        let history = try contactbox(["history", "--db", work.db, "good1"])
+        #expect(history.stdout.contains("deleted"), "\(history.stdout)")
+        // The other client's DELETE alone: the box deleted nothing on the server.
+        #expect(server.requests().filter { $0.hasPrefix("DELETE") } == ["DELETE /book/good1.vcf HTTP/1.1"])
+    }
+
     @Test(
         "an answer we refuse ends the pass with 76 and says what the server sent; the store is untouched",
         arguments: [

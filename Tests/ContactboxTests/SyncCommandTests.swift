@@ -26,7 +26,11 @@ struct SyncCommandTests {
         let server = try RadicaleServer()
         try server.createAddressBook()
         let config = try configure(work, server: server)
-        #expect(try contactbox(["check-config", "--config", config]).status == 0)
+        let checked = try contactbox(["check-config", "--config", config])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        // The full check is the daemon's; `sync` compares in full when asked.
+        #expect(checked.stdout.contains("daemon: syncs every 15m and compares in full every 1d"), "\(checked.stdout)")
+        #expect(checked.stdout.contains("contactbox sync --full"))
         _ = try contactbox([
             "import", "--db", work.db, try work.file("in.vcf", card("ann", "Ann") + card("bob", "Bob")),
         ])

@@ -30,6 +30,9 @@ final class FakeAddressBook: AddressBook {
     var cardsWithListing: Int?
     /// Leaves out of the changes since a token the items created and deleted after it, as Xandikos does.
     let omitsCreatedThenDeleted: Bool
+    /// Answers the changes since any token with every item as changed and no removal, as a server that forgot its
+    /// tokens was seen doing (a stand-in for it: RFC 6578 asks such a server to refuse the token).
+    var forgetsTokens = false
 
     init(name: String = "fake", usesTokens: Bool = true, omitsCreatedThenDeleted: Bool = false) {
         self.name = name
@@ -50,6 +53,11 @@ final class FakeAddressBook: AddressBook {
         log.append((href, true))
     }
 
+    /// A deletion the change log missed: no change since a token names it, only a full listing shows it.
+    func removeUntracked(_ href: String) {
+        items[href] = nil
+    }
+
     var cards: [String: Card] {
         items.compactMapValues { item in
             var reader = CardReader(text: item.text)
@@ -64,6 +72,12 @@ final class FakeAddressBook: AddressBook {
         since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
     ) throws -> ChangeFeed {
         try check("changes")
+        if usesTokens, token != nil, forgetsTokens {
+            for (href, item) in items.sorted(by: { $0.key < $1.key }) {
+                try changed(RemoteEntry(href: href, etag: item.etag))
+            }
+            return ChangeFeed(newToken: String(log.count), isFullListing: false)
+        }
         if usesTokens, let token, let start = Int(token), start <= log.count {
             var latest: [String: Bool] = [:]
             for entry in log[start...] { latest[entry.href] = entry.removed }

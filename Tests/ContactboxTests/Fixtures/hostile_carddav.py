@@ -13,6 +13,9 @@ it listens. The book holds good1.vcf and good2.vcf plus what the scenario (the f
   deep            every multistatus is nested 10,000 elements deep
   gzip            every multistatus is gzip-compressed and says so (Content-Encoding: gzip)
   gzip-unlabelled every multistatus is gzip-compressed without saying so
+  forgets-tokens  nothing added or broken: a stand-in for a real server seen answering a sync token it no longer
+                  knew with every member and no removal (RFC 6578 asks for DAV:valid-sync-token), which the
+                  sync-collection of every scenario here does
 
 Writes are taken (201 with a fresh ETag) and every request line and header block is appended to the file given
 as the second argument, so that the test can see where each request went and what it carried.

@@ -182,4 +182,39 @@ struct DamagingServerTests {
         #expect(third.counts.updated == 1, "\(third.errors)")
         #expect(try fixture.store.contact(uid: "dmg-2")?.displayName == "Johanna Doe")
     }
+
+    @Test(
+        "the vCard corpus through a server that damages it: the first box keeps every card, each damaged one is reported once, a second box reads what the server holds",
+        arguments: TestServerKind.available.filter { $0 != .cyrus })
+    func corpusThroughDamage(kind: TestServerKind) throws {
+        let fixture = try ServerSyncFixture(kind)
+        // The cards without FN take another path (refused, sent again with an FN, which the store keeps too).
+        let cards = try ServerCorpusTests.corpusCards().filter { $0.first("FN") != nil }
+        _ = try fixture.store.importChunk(cards)
+        let before = try fixture.localContents()
+        let (_, sync) = try Self.damagedBox(fixture, ReRenderingServerStandIn(inFrontOf: fixture.http, always: true))
+
+        let report = try sync()
+        #expect(report.outcome == .ok && report.counts.errors == 0, "\(report.message ?? "") \(report.errors)")
+        let changedHere = try fixture.localContents().filter { before[$0.key] != $0.value }.keys.sorted()
+        #expect(changedHere.isEmpty, "no contact in the first store changes: \(changedHere) \(report.notes)")
+        let server = try fixture.serverContents()
+        let damaged = Set(server.filter { before[$0.key] != $0.value }.keys)
+        #expect(!damaged.isEmpty)
+        let reported = report.damaged.compactMap { line in damaged.first { line.contains("(UID \($0))") } }
+        #expect(
+            Set(reported) == damaged && reported.count == damaged.count,
+            "each damaged card once: \(damaged.subtracting(reported)) \(report.damaged.count) \(damaged.count)")
+
+        let second = try fixture.secondBox()
+        _ = try second.engine.sync(
+            second.book, remote: second.store.row(for: second.book, url: fixture.server.addressBookURL),
+            options: SyncOptions())
+        #expect(
+            try ServerSyncFixture.contents(of: second.store) == server, "the second box reads what the server holds")
+        let again = try sync()
+        #expect(
+            again.counts == SyncCounts() && again.damaged.isEmpty, "\(again.counts) \(again.damaged) \(again.errors)")
+        #expect(try fixture.localContents() == before)
+    }
 }

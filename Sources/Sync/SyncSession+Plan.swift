@@ -1,6 +1,5 @@
 import ContactStore
 import Glibc
-import SystemSupport
 import VCard
 
 /// The remote's side of one item, as far as this run knows.
@@ -95,13 +94,13 @@ extension SyncSession {
             myVersion.rev = localCard.card?.first("REV")?.value
             // A card without REV is dated by when the box first saw it: now.
             theirVersion.rev =
-                fetched.card.first("REV")?.value ?? Self.revText(milliseconds: ContactStore.currentTimeMillis())
+                fetched.card.first("REV")?.value ?? Card.revision(milliseconds: ContactStore.currentTimeMillis())
             mine = .present(myVersion)
             theirs = .present(theirVersion)
         }
         let decision = Planner.decide(
             base: base.map { Planner.Base(hash: $0.hash) }, local: mine, remote: theirs, policy: options.policy,
-            localTime: local.map { Self.revText(milliseconds: $0.changedAt) })
+            localTime: local.map { Card.revision(milliseconds: $0.changedAt) })
         return try steps(for: decision, uid: uid, base: base, local: local, localCard: localCard, remote: remoteState)
     }
 
@@ -174,12 +173,5 @@ extension SyncSession {
             revision: Card.revision(milliseconds: localCard.stored?.changedAt ?? 0))
         upload.apply(form: writeForm, version: book.writeVersion)
         return [.remote(.upload(upload))]
-    }
-
-    /// Unix milliseconds as REV-comparable UTC digits (`YYYYMMDDhhmmss`).
-    static func revText(milliseconds: Int64) -> String {
-        let date = CivilDate(milliseconds / 1000)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(date.year)" + two(date.month) + two(date.day) + two(date.hour) + two(date.minute) + two(date.second)
     }
 }

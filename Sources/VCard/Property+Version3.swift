@@ -1,0 +1,276 @@
+// How a 4.0 property is written in 3.0 (`version3Form`), and how those forms read back as 4.0 (`version4Form`).
+// The table is in Docs/vcard.md. The content hash reads every property in its 3.0 form, so that a card, the 3.0
+// card written from it and that card read back as 4.0 all hash the same.
+extension Property {
+    static let mediaProperties: [String] = ["PHOTO", "LOGO", "SOUND", "KEY"]
+
+    /// 4.0 properties that 3.0 lacks, and the X- names they go by in 3.0. `X-ADDRESSBOOKSERVER-` is Apple's (and
+    /// what Cyrus writes when it serves a 4.0 card as 3.0); Apple knows only the kinds group and individual, and
+    /// the other kinds go the same way. `X-GENDER` and `X-ANNIVERSARY` are what other 3.0 writers use.
+    static let version3Names: [(four: String, three: String)] = [
+        ("KIND", "X-ADDRESSBOOKSERVER-KIND"), ("MEMBER", "X-ADDRESSBOOKSERVER-MEMBER"), ("GENDER", "X-GENDER"),
+        ("ANNIVERSARY", "X-ANNIVERSARY"),
+    ]
+
+    /// Apple's year for a date without one: `BDAY;X-APPLE-OMIT-YEAR=1604:1604-04-15` (3.0 has no `--0415`).
+    static let omittedYear = "1604"
+
+    /// The property as vCard 3.0 writes it; nil when it is the same (most properties, and every 3.0 form).
+    func version3Form() -> Property? {
+        var property: Property?
+        let upper = name.uppercasedIfNeeded
+        if let renamed = Self.version3Names.first(where: { $0.four == upper }) {
+            property = self
+            property?.name = renamed.three
+        }
+        if Self.mediaProperties.contains(upper) {
+            property = mediaAsVersion3() ?? property
+        } else if upper == "TEL" {
+            property = telephoneAsText() ?? property
+        } else if upper == "BDAY" || upper == "ANNIVERSARY" {
+            property = (property ?? self).reducedDateAsVersion3() ?? property
+        }
+        if let pref = (property ?? self).preferenceAsType() { property = pref }
+        return property
+    }
+
+    /// A 3.0 property as 4.0 writes it (the reverse of `version3Form`); nil when it is the same.
+    func version4Form() -> Property? {
+        var property: Property?
+        if let renamed = Self.version3Names.first(where: { isNamed($0.three) }) {
+            property = self
+            property?.name = renamed.four
+            if renamed.four == "GENDER", value.containsByte(UInt8(ascii: "\\")) {
+                // A server that treats the X- property as text escapes GENDER's separator.
+                property?.value = value.replacing("\\;", with: ";")
+            }
+        }
+        let upper = (property ?? self).name.uppercasedIfNeeded
+        if Self.mediaProperties.contains(upper) {
+            property = mediaAsVersion4() ?? property
+        } else if upper == "BDAY" || upper == "ANNIVERSARY" {
+            property = (property ?? self).reducedDateAsVersion4() ?? property
+        }
+        if let pref = (property ?? self).typePrefAsPreference() { property = pref }
+        return property
+    }
+
+    // MARK: PREF
+
+    /// `PREF=1` as `TYPE=pref`, 3.0's one preferred instance. `PREF=2` and above have no 3.0 form and stay as they
+    /// are: 3.0 readers ignore a parameter they do not know, and servers keep it.
+    private func preferenceAsType() -> Property? {
+        guard !parameters.isEmpty,
+            let index = parameters.firstIndex(where: { $0.name.uppercasedIfNeeded == "PREF" && $0.values == ["1"] })
+        else { return nil }
+        var copy = self
+        copy.parameters.remove(at: index)
+        if !copy.parameterValues("TYPE").contains(where: { $0.lowercased() == "pref" }) {
+            copy.appendType("pref")
+        }
+        return copy
+    }
+
+    /// `TYPE=pref` as `PREF=1`.
+    private func typePrefAsPreference() -> Property? {
+        guard !parameters.isEmpty, parameterValues("TYPE").contains(where: { $0.lowercased() == "pref" }) else {
+            return nil
+        }
+        var copy = self
+        copy.parameters = parameters.compactMap { parameter in
+            guard parameter.name.uppercasedIfNeeded == "TYPE" else { return parameter }
+            let values = parameter.values.filter { $0.lowercased() != "pref" }
+            return values.isEmpty ? nil : Parameter(parameter.name, values)
+        }
+        if copy.parameterValues("PREF").isEmpty { copy.parameters.append(Parameter("PREF", ["1"])) }
+        return copy
+    }
+
+    /// A TYPE value added to the first TYPE parameter, or as a new one.
+    private mutating func appendType(_ type: String) {
+        if let index = parameters.firstIndex(where: { $0.name.uppercasedIfNeeded == "TYPE" }) {
+            parameters[index].values.append(type)
+        } else {
+            parameters.append(Parameter("TYPE", [type]))
+        }
+    }
+
+    // MARK: TEL
+
+    /// `TEL;VALUE=uri:tel:+1-418-656-9254;ext=102` as `TEL:+1-418-656-9254 ext. 102`: a 3.0 TEL is text. A tel:
+    /// URI with other parameters (`phone-context`, `isub`) stays as it is, since text would lose them.
+    private func telephoneAsText() -> Property? {
+        guard value.utf8.starts(with: "tel:".utf8) else { return nil }
+        let pieces = value.dropFirst(4).split(separator: ";", omittingEmptySubsequences: false)
+        var number = PercentEncoding.decoded(String(pieces[0]))
+        for piece in pieces.dropFirst() {
+            guard piece.lowercased().hasPrefix("ext=") else { return nil }
+            number += " ext. " + PercentEncoding.decoded(String(piece.dropFirst(4)))
+        }
+        var copy = self
+        copy.value = number
+        copy.parameters.removeAll { $0.name.uppercasedIfNeeded == "VALUE" }
+        return copy
+    }
+
+    // MARK: Dates
+
+    /// `--0415` (a date without a year, RFC 6350 4.3.1) as `1604-04-15` with `X-APPLE-OMIT-YEAR=1604`. Other
+    /// dates go as they are: 3.0 reads `19850415` and `1985-04-15`, and `--04-15` is how 3.0 writers such as Google
+    /// write a date without a year.
+    private func reducedDateAsVersion3() -> Property? {
+        let bytes = value.utf8
+        guard bytes.count == 6, bytes.starts(with: "--".utf8), bytes.dropFirst(2).allSatisfy(Self.isDigit) else {
+            return nil
+        }
+        var copy = self
+        copy.value = Self.omittedYear + "-" + value.dropFirst(2).prefix(2) + "-" + value.suffix(2)
+        copy.parameters.append(Parameter("X-APPLE-OMIT-YEAR", [Self.omittedYear]))
+        return copy
+    }
+
+    /// `X-APPLE-OMIT-YEAR=1604:1604-04-15` as `--0415`.
+    private func reducedDateAsVersion4() -> Property? {
+        guard !parameters.isEmpty, let year = parameterValues("X-APPLE-OMIT-YEAR").first else { return nil }
+        let bytes = Array(value.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes.starts(with: year.utf8), year.utf8.count == 4
+        else { return nil }
+        var copy = self
+        copy.value = "--" + String(decoding: bytes[5..<7] + bytes[8..<10], as: UTF8.self)
+        copy.parameters.removeAll { $0.name.uppercasedIfNeeded == "X-APPLE-OMIT-YEAR" }
+        return copy
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    // MARK: PHOTO, LOGO, SOUND, KEY
+
+    /// The media type's top level for a 3.0 TYPE (`PNG`) of this property: `image/png`.
+    private var mediaTopLevel: String {
+        switch name.uppercasedIfNeeded {
+        case "SOUND": "audio"
+        case "KEY": "application"
+        default: "image"
+        }
+    }
+
+    /// The 3.0 form of a photo, logo, sound or key; nil when it is that already.
+    /// - `data:image/png;base64,AAA` (with the comma escaped `\,` too, as some writers do, and without a media
+    ///   type) as `ENCODING=b;TYPE=PNG` and the base64; without a media type, the type is read from the data's
+    ///   first bytes (PNG, JPEG, GIF), else left out: never an empty TYPE, never a second one.
+    /// - a URI (`http://...`) as `VALUE=uri`, with `MEDIATYPE=image/png` as `TYPE=PNG`.
+    func mediaAsVersion3() -> Property? {
+        if value.utf8.starts(with: "data:".utf8) { return inlineMediaAsVersion3() }
+        guard parameterValues("ENCODING").isEmpty, Self.startsWithURIScheme(value) else { return nil }
+        let mediaType = parameterValues("MEDIATYPE").first
+        let valueTypes = parameterValues("VALUE")
+        let hasURIValue = valueTypes.contains { $0.lowercased() == "uri" }
+        guard valueTypes.isEmpty || hasURIValue, mediaType != nil || !hasURIValue else { return nil }
+        var copy = self
+        copy.parameters.removeAll { $0.name.uppercasedIfNeeded == "MEDIATYPE" }
+        if !hasURIValue { copy.parameters.insert(Parameter("VALUE", ["uri"]), at: 0) }
+        if let subtype = mediaType.flatMap(Self.subtype), parameterValues("TYPE").isEmpty {
+            copy.parameters.append(Parameter("TYPE", [subtype]))
+        }
+        return copy
+    }
+
+    /// The 4.0 form of a 3.0 photo, logo, sound or key: `ENCODING=b;TYPE=PNG:AAA` as `data:image/png;base64,AAA`,
+    /// `VALUE=uri;TYPE=PNG:http://...` as `MEDIATYPE=image/png:http://...`; nil for anything else.
+    func mediaAsVersion4() -> Property? {
+        let encoding = parameterValues("ENCODING").first?.lowercased()
+        let types = parameterValues("TYPE").filter { !$0.isEmpty }
+        if encoding == "b" || encoding == "base64" {
+            let type = types.first ?? Self.sniffedType(value)
+            let mediaType = type.map { $0.containsByte(UInt8(ascii: "/")) ? $0 : mediaTopLevel + "/" + $0.lowercased() }
+            var copy = self
+            copy.parameters.removeAll {
+                let key = $0.name.uppercasedIfNeeded
+                return key == "ENCODING" || key == "TYPE" || key == "VALUE"
+            }
+            if types.count > 1 { copy.parameters.append(Parameter("TYPE", Array(types.dropFirst()))) }
+            copy.value = "data:" + (mediaType ?? "") + ";base64," + value
+            return copy
+        }
+        guard parameterValues("VALUE").contains(where: { $0.lowercased() == "uri" }) else { return nil }
+        var copy = self
+        copy.parameters.removeAll {
+            let key = $0.name.uppercasedIfNeeded
+            return key == "VALUE" || (key == "TYPE" && types.count == 1)
+        }
+        if types.count == 1, let type = types.first {
+            let mediaType = type.containsByte(UInt8(ascii: "/")) ? type : mediaTopLevel + "/" + type.lowercased()
+            copy.parameters.append(Parameter("MEDIATYPE", [mediaType]))
+        }
+        return copy
+    }
+
+    /// `PHOTO:data:image/jpeg;base64,AAA` as `PHOTO;ENCODING=b;TYPE=JPEG:AAA`; nil for anything else.
+    func inlineMediaAsVersion3() -> Property? {
+        guard value.utf8.starts(with: "data:".utf8), Self.mediaProperties.contains(name.uppercasedIfNeeded),
+            let comma = value.firstIndex(of: ",")
+        else { return nil }
+        // RFC 2397: data:[<mediatype>][;base64],<data>. Some writers escape the comma (`base64\,`), as in text.
+        let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].split(separator: ";").map {
+            $0.filter { $0 != "\\" }
+        }
+        let base64 = header.last?.lowercased() == "base64"
+        let subtype = header.first { $0.contains("/") }.flatMap(Self.subtype)
+        let data = String(value[value.index(after: comma)...])
+        let types = parameterValues("TYPE").filter { !$0.isEmpty }
+        var parameters = self.parameters.filter {
+            let key = $0.name.uppercasedIfNeeded
+            return key != "VALUE" && key != "MEDIATYPE" && key != "ENCODING" && key != "TYPE"
+        }
+        guard base64 else {
+            // Text in a data: URI, as Cyrus turns a phone's 3.0 `SOUND;TYPE=X-IRMC-N:reading` into 4.0.
+            let type = subtype.map { subtype in [subtype] + types.filter { $0.uppercased() != subtype } } ?? types
+            if !type.isEmpty { parameters.append(Parameter("TYPE", type)) }
+            return Property(group: group, name: name, parameters: parameters, value: PercentEncoding.decoded(data))
+        }
+        parameters.append(Parameter("ENCODING", ["b"]))
+        if let type = subtype ?? Self.sniffedType(data) {
+            parameters.append(Parameter("TYPE", [type] + types.filter { $0.uppercased() != type }))
+        } else if !types.isEmpty {
+            parameters.append(Parameter("TYPE", types))
+        }
+        return Property(group: group, name: name, parameters: parameters, value: data)
+    }
+
+    /// `image/png` as `PNG`; nil for a media type without a subtype.
+    private static func subtype(_ mediaType: some StringProtocol) -> String? {
+        guard let slash = mediaType.firstIndex(of: "/") else { return nil }
+        let subtype = mediaType[mediaType.index(after: slash)...]
+        return subtype.isEmpty ? nil : subtype.uppercased()
+    }
+
+    /// The image type that base64 data starts as: the PNG, JPEG and GIF signatures, encoded.
+    private static func sniffedType(_ base64: String) -> String? {
+        let bytes = base64.utf8
+        if bytes.starts(with: "iVBOR".utf8) { return "PNG" }
+        if bytes.starts(with: "/9j/".utf8) { return "JPEG" }
+        if bytes.starts(with: "R0lGOD".utf8) { return "GIF" }
+        return nil
+    }
+
+    /// Whether the value starts as a URI does: a scheme (RFC 3986 3.1), then `://`, or `cid:` or `urn:` (a 3.0
+    /// SOUND of text, such as a phone's reading of a name, may hold a colon too).
+    private static func startsWithURIScheme(_ value: String) -> Bool {
+        var count = 0
+        var bytes = value.utf8.prefix(36).makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: ":") {
+                let scheme = value.utf8.prefix(count)
+                if scheme.elementsEqual("cid".utf8) || scheme.elementsEqual("urn".utf8) { return true }
+                return count > 0 && bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "/")
+            }
+            let letter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            let other =
+                isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            guard letter || (count > 0 && other) else { return false }
+            count += 1
+        }
+        return false
+    }
+}

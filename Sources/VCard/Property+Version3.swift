@@ -60,11 +60,12 @@ extension Property {
     /// `PREF=1` as `TYPE=pref`, 3.0's one preferred instance. `PREF=2` and above have no 3.0 form and stay as they
     /// are: 3.0 readers ignore a parameter they do not know, and servers keep it.
     private func preferenceAsType() -> Property? {
-        guard !parameters.isEmpty,
-            let index = parameters.firstIndex(where: { $0.name.uppercasedIfNeeded == "PREF" && $0.values == ["1"] })
-        else { return nil }
+        let isFirst = { (parameter: Parameter) in
+            parameter.name.uppercasedIfNeeded == "PREF" && parameter.values == ["1"]
+        }
+        guard !parameters.isEmpty, parameters.contains(where: isFirst) else { return nil }
         var copy = self
-        copy.parameters.remove(at: index)
+        copy.parameters.removeAll(where: isFirst)
         if !copy.parameterValues("TYPE").contains(where: { $0.lowercased() == "pref" }) {
             copy.appendType("pref")
         }
@@ -101,11 +102,15 @@ extension Property {
     /// URI with other parameters (`phone-context`, `isub`) stays as it is, since text would lose them.
     private func telephoneAsText() -> Property? {
         guard value.utf8.starts(with: "tel:".utf8) else { return nil }
-        let pieces = value.dropFirst(4).split(separator: ";", omittingEmptySubsequences: false)
-        var number = PercentEncoding.decoded(String(pieces[0]))
+        // Not percent-decoded: an escaped byte could be a line break or a backslash, which text would read otherwise.
+        // A `\;` is a server's escape of the separator.
+        let pieces = value.dropFirst(4).split(separator: ";", omittingEmptySubsequences: false).map {
+            $0.hasSuffix("\\") ? $0.dropLast() : $0
+        }
+        var number = String(pieces[0])
         for piece in pieces.dropFirst() {
             guard piece.lowercased().hasPrefix("ext=") else { return nil }
-            number += " ext. " + PercentEncoding.decoded(String(piece.dropFirst(4)))
+            number += " ext. " + piece.dropFirst(4)
         }
         var copy = self
         copy.value = number
@@ -125,6 +130,7 @@ extension Property {
         }
         var copy = self
         copy.value = Self.omittedYear + "-" + value.dropFirst(2).prefix(2) + "-" + value.suffix(2)
+        copy.parameters.removeAll { $0.name.uppercasedIfNeeded == "X-APPLE-OMIT-YEAR" }
         copy.parameters.append(Parameter("X-APPLE-OMIT-YEAR", [Self.omittedYear]))
         return copy
     }
@@ -160,9 +166,20 @@ extension Property {
     ///   type) as `ENCODING=b;TYPE=PNG` and the base64; without a media type, the type is read from the data's
     ///   first bytes (PNG, JPEG, GIF), else left out: never an empty TYPE, never a second one.
     /// - a URI (`http://...`) as `VALUE=uri`, with `MEDIATYPE=image/png` as `TYPE=PNG`.
+    /// - `ENCODING=b` without a TYPE gets the type its bytes show.
     func mediaAsVersion3() -> Property? {
         if value.utf8.starts(with: "data:".utf8) { return inlineMediaAsVersion3() }
-        guard parameterValues("ENCODING").isEmpty, Self.startsWithURIScheme(value) else { return nil }
+        let encoding = parameterValues("ENCODING").first?.lowercasedIfNeeded
+        if encoding == "b" || encoding == "base64" {
+            // The type its bytes show, as a data: URI read back gets it (Cyrus types a 3.0 photo so too).
+            guard !parameterValues("TYPE").contains(where: { !$0.isEmpty }), let sniffed = Self.sniffedType(value)
+            else { return nil }
+            var copy = self
+            copy.parameters.removeAll { $0.name.uppercasedIfNeeded == "TYPE" }
+            copy.parameters.append(Parameter("TYPE", [sniffed]))
+            return copy
+        }
+        guard encoding == nil, Self.startsWithURIScheme(value) else { return nil }
         let mediaType = parameterValues("MEDIATYPE").first
         let valueTypes = parameterValues("VALUE")
         let hasURIValue = valueTypes.contains { $0.lowercased() == "uri" }
@@ -208,8 +225,10 @@ extension Property {
 
     /// `PHOTO:data:image/jpeg;base64,AAA` as `PHOTO;ENCODING=b;TYPE=JPEG:AAA`; nil for anything else.
     func inlineMediaAsVersion3() -> Property? {
+        // Not when ENCODING says the value is data already: its data could start `data:` again, and a second reading
+        // would change it.
         guard value.utf8.starts(with: "data:".utf8), Self.mediaProperties.contains(name.uppercasedIfNeeded),
-            let comma = value.firstIndex(of: ",")
+            parameterValues("ENCODING").isEmpty, let comma = value.firstIndex(of: ",")
         else { return nil }
         // RFC 2397: data:[<mediatype>][;base64],<data>. Some writers escape the comma (`base64\,`), as in text.
         let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].split(separator: ";").map {

@@ -107,9 +107,11 @@ extension Property {
         let pieces = value.dropFirst(4).split(separator: ";", omittingEmptySubsequences: false).map {
             $0.hasSuffix("\\") ? $0.dropLast() : $0
         }
+        // Nothing to write around the words (an empty number or extension): the value stays as it is.
+        guard !pieces[0].isEmpty else { return nil }
         var number = String(pieces[0])
         for piece in pieces.dropFirst() {
-            guard piece.lowercased().hasPrefix("ext=") else { return nil }
+            guard piece.lowercased().hasPrefix("ext="), piece.count > 4 else { return nil }
             number += " ext. " + piece.dropFirst(4)
         }
         var copy = self

@@ -56,7 +56,8 @@ struct Version3FormTests {
         "EMAIL;PREF=2:ada@example.org", "CLIENTPIDMAP:1;urn:uuid:3df403f4-5924-4bb7-b077-3c711d9eb34b",
         "EMAIL;PID=1.1:ada@example.org", "BDAY:19850415", "BDAY:--04-15", "RELATED;TYPE=spouse:urn:uuid:b876",
         "TEL;VALUE=uri:tel:+1-555-0100;phone-context=example.com", "SOUND;TYPE=X-IRMC-N:Dr: Ada",
-        "PHOTO;VALUE=uri:http://example.com/a.gif",
+        "PHOTO;VALUE=uri:http://example.com/a.gif", "TEL;VALUE=uri:tel:+1-555-0100;ext=",
+        "TEL;VALUE=uri:tel:;ext=5",
     ]
 
     func card(version: String, _ line: String) throws -> Card {

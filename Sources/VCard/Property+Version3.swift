@@ -15,23 +15,42 @@ extension Property {
     /// Apple's year for a date without one: `BDAY;X-APPLE-OMIT-YEAR=1604:1604-04-15` (3.0 has no `--0415`).
     static let omittedYear = "1604"
 
-    /// The property as vCard 3.0 writes it; nil when it is the same (most properties, and every 3.0 form).
+    /// The property as vCard 3.0 writes it; nil when it is the same (most properties, and every 3.0 form). The
+    /// content hash asks this of every property of every card, so a name none of the forms concern is told by its
+    /// first letter, before anything else.
     func version3Form() -> Property? {
         var property: Property?
-        let upper = name.uppercasedIfNeeded
-        if let renamed = Self.version3Names.first(where: { $0.four == upper }) {
-            property = self
-            property?.name = renamed.three
+        switch name.utf8.first.map({ $0 | 0x20 }) {
+        case UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "g"), UInt8(ascii: "k"), UInt8(ascii: "l"),
+            UInt8(ascii: "m"), UInt8(ascii: "p"), UInt8(ascii: "s"), UInt8(ascii: "t"):
+            property = namedVersion3Form()
+        default: break
         }
-        if Self.mediaProperties.contains(upper) {
-            property = mediaAsVersion3() ?? property
-        } else if upper == "TEL" {
-            property = telephoneAsText() ?? property
-        } else if upper == "BDAY" || upper == "ANNIVERSARY" {
-            property = (property ?? self).reducedDateAsVersion3() ?? property
-        }
-        if let pref = (property ?? self).preferenceAsType() { property = pref }
+        if !parameters.isEmpty, let pref = (property ?? self).preferenceAsType() { property = pref }
         return property
+    }
+
+    /// The 3.0 form of a property by its name, the renamings those of `version3Names` (a switch over short Strings:
+    /// cheaper than a table walked).
+    private func namedVersion3Form() -> Property? {
+        switch name.uppercasedIfNeeded {
+        case "PHOTO", "LOGO", "SOUND", "KEY": return mediaAsVersion3()
+        case "TEL": return telephoneAsText()
+        case "BDAY": return reducedDateAsVersion3()
+        case "ANNIVERSARY":
+            let renamed = named("X-ANNIVERSARY")
+            return renamed.reducedDateAsVersion3() ?? renamed
+        case "KIND": return named("X-ADDRESSBOOKSERVER-KIND")
+        case "MEMBER": return named("X-ADDRESSBOOKSERVER-MEMBER")
+        case "GENDER": return named("X-GENDER")
+        default: return nil
+        }
+    }
+
+    private func named(_ name: String) -> Property {
+        var copy = self
+        copy.name = name
+        return copy
     }
 
     /// A 3.0 property as 4.0 writes it (the reverse of `version3Form`); nil when it is the same.
@@ -61,9 +80,9 @@ extension Property {
     /// are: 3.0 readers ignore a parameter they do not know, and servers keep it.
     private func preferenceAsType() -> Property? {
         let isFirst = { (parameter: Parameter) in
-            parameter.name.uppercasedIfNeeded == "PREF" && parameter.values == ["1"]
+            parameter.values.count == 1 && parameter.values[0] == "1" && parameter.isNamed("PREF")
         }
-        guard !parameters.isEmpty, parameters.contains(where: isFirst) else { return nil }
+        guard parameters.contains(where: isFirst) else { return nil }
         var copy = self
         copy.parameters.removeAll(where: isFirst)
         if !copy.parameterValues("TYPE").contains(where: { $0.lowercased() == "pref" }) {
@@ -101,7 +120,7 @@ extension Property {
     /// `TEL;VALUE=uri:tel:+1-418-656-9254;ext=102` as `TEL:+1-418-656-9254 ext. 102`: a 3.0 TEL is text. A tel:
     /// URI with other parameters (`phone-context`, `isub`) stays as it is, since text would lose them.
     private func telephoneAsText() -> Property? {
-        guard value.utf8.starts(with: "tel:".utf8) else { return nil }
+        guard value.hasASCIIPrefix("tel:") else { return nil }
         // Not percent-decoded: an escaped byte could be a line break or a backslash, which text would read otherwise.
         // A `\;` is a server's escape of the separator.
         let pieces = value.dropFirst(4).split(separator: ";", omittingEmptySubsequences: false).map {
@@ -170,7 +189,7 @@ extension Property {
     /// - a URI (`http://...`) as `VALUE=uri`, with `MEDIATYPE=image/png` as `TYPE=PNG`.
     /// - `ENCODING=b` without a TYPE gets the type its bytes show.
     func mediaAsVersion3() -> Property? {
-        if value.utf8.starts(with: "data:".utf8) { return inlineMediaAsVersion3() }
+        if value.hasASCIIPrefix("data:") { return inlineMediaAsVersion3() }
         let encoding = parameterValues("ENCODING").first?.lowercasedIfNeeded
         if encoding == "b" || encoding == "base64" {
             // The type its bytes show, as a data: URI read back gets it (Cyrus types a 3.0 photo so too).
@@ -229,7 +248,7 @@ extension Property {
     func inlineMediaAsVersion3() -> Property? {
         // Not when ENCODING says the value is data already: its data could start `data:` again, and a second reading
         // would change it.
-        guard value.utf8.starts(with: "data:".utf8), Self.mediaProperties.contains(name.uppercasedIfNeeded),
+        guard value.hasASCIIPrefix("data:"), Self.mediaProperties.contains(name.uppercasedIfNeeded),
             parameterValues("ENCODING").isEmpty, let comma = value.firstIndex(of: ",")
         else { return nil }
         // RFC 2397: data:[<mediatype>][;base64],<data>. Some writers escape the comma (`base64\,`), as in text.
@@ -293,5 +312,20 @@ extension Property {
             count += 1
         }
         return false
+    }
+}
+
+extension Parameter {
+    /// Matches a parameter name case-insensitively (ASCII), as `Property.isNamed` does a property's.
+    func isNamed(_ other: String) -> Bool {
+        name.utf8.count == other.utf8.count && zip(name.utf8, other.utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+    }
+}
+
+extension String {
+    /// Whether the text starts with this ASCII prefix, exactly, read in place.
+    func hasASCIIPrefix(_ prefix: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer<UInt8>(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return utf8.withContiguousStorageIfAvailable { $0.starts(with: expected) } ?? utf8.starts(with: expected)
     }
 }

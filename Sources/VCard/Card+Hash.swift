@@ -10,8 +10,10 @@ extension Card {
     private static let keywordParameters: [String] = ["TYPE", "ENCODING", "VALUE", "CHARSET", "PREF"]
 
     /// Lowercase hex SHA-256 of the normalised card. Equal for two cards that differ only in `PRODID`, `REV`,
-    /// `UID`, `VERSION`, line folding, property or parameter order, letter case of names, escaping, or the way an
-    /// inline photo is written (3.0 `ENCODING=b` or a 4.0 `data:` URI); different for any other change.
+    /// `UID`, `VERSION`, line folding, property or parameter order, letter case of names, escaping, or the 4.0 or
+    /// 3.0 form of a property (`Property.version3Form`: an inline photo as `ENCODING=b` or a `data:` URI, `KIND` or
+    /// `X-ADDRESSBOOKSERVER-KIND`, `PREF=1` or `TYPE=pref` ...): every property is read in its 3.0 form, so that a
+    /// 4.0 card and the 3.0 card written from it for a 3.0 server hash the same. Different for any other change.
     public var contentHash: String {
         if let opaqueText { return sha256Hex(Array(("opaque\n" + opaqueText).utf8)) }
         // Every line into one buffer, each a range of it (no String a line), sorted as their Strings would sort,
@@ -63,7 +65,7 @@ extension Card {
     /// NICKNAME lines say the same (Radicale keeps only the first item of the list form, so that form is not sent
     /// there).
     private static func appendNormalisedLines(_ original: Property, to text: inout [UInt8], lines: inout [Range<Int>]) {
-        let property = original.inlineMediaAsVersion3() ?? original
+        let property = original.version3Form() ?? original
         // `_` is no name character (RFC 6350 3.3); Radicale writes `X-WAB-SPOUSE_NAME` back as `X-WAB-SPOUSE-NAME`.
         var name = property.name.uppercasedIfNeeded
         if name.containsByte(UInt8(ascii: "_")) { name = name.replacing("_", with: "-") }

@@ -1,15 +1,24 @@
 extension Card {
-    /// The card as vCard 3.0, for a server that does not advertise 4.0 (RFC 6352 6.3.2.1: servers must accept
-    /// 3.0). Inline `data:` photos become `ENCODING=b;TYPE=...` values, which 3.0-only servers keep (Radicale drops
-    /// the image of a 4.0 `PHOTO:data:` value). Other properties pass through unchanged.
+    /// The card as vCard 3.0 or 4.0, for a server that keeps only one of them; the same card when it is in that
+    /// version already, or opaque.
+    ///
+    /// As 3.0 (RFC 6352 6.3.2.1: servers must accept it), each 4.0 form that 3.0 lacks is written as 3.0 writers
+    /// write it (`Property.version3Form`, the table in Docs/vcard.md): inline photos as `ENCODING=b;TYPE=...`
+    /// (Radicale drops the image of a 4.0 `PHOTO:data:` value), `KIND` and `MEMBER` as Apple's
+    /// `X-ADDRESSBOOKSERVER-`, `PREF=1` as `TYPE=pref`, a `tel:` URI as text, `--0415` as Apple's year 1604. As 4.0,
+    /// those forms are read back, so that 4.0, through a 3.0 server, back to 4.0 keeps what 3.0 carries and the
+    /// content hash does not change.
     public func converted(toVersion version: String) -> Card {
-        guard version == "3.0", self.version != "3.0", opaqueText == nil else { return self }
+        guard version == "3.0" || version == "4.0", self.version != version, opaqueText == nil else { return self }
+        let toThree = version == "3.0"
         var card = self
         for index in card.properties.indices {
             if card.properties[index].isNamed("VERSION") {
-                card.properties[index].value = "3.0"
-            } else if let media = card.properties[index].inlineMediaAsVersion3() {
-                card.properties[index] = media
+                card.properties[index].value = version
+            } else if let form = toThree
+                ? card.properties[index].version3Form() : card.properties[index].version4Form()
+            {
+                card.properties[index] = form
             }
         }
         return card
@@ -19,38 +28,6 @@ extension Card {
     /// keeps one identity across syncs (a random UID would make it a new contact on every run).
     public static func stableUID(forLocation location: String) -> String {
         "contactbox-" + sha256Hex(Array(location.utf8)).prefix(32)
-    }
-}
-
-extension Property {
-    static let mediaProperties: [String] = ["PHOTO", "LOGO", "SOUND", "KEY"]
-
-    /// `PHOTO:data:image/jpeg;base64,AAA` as `PHOTO;ENCODING=b;TYPE=JPEG:AAA`; nil for anything else.
-    func inlineMediaAsVersion3() -> Property? {
-        guard value.utf8.starts(with: "data:".utf8), Self.mediaProperties.contains(name.uppercasedIfNeeded),
-            let comma = value.firstIndex(of: ",")
-        else { return nil }
-        // RFC 2397: data:[<mediatype>][;base64],<data>
-        let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].split(separator: ";")
-        let base64 = header.last?.lowercased() == "base64"
-        let mediaType = header.first { $0.contains("/") }
-        let subtype = mediaType.map { String($0.split(separator: "/").last ?? "").uppercased() }
-        var parameters = self.parameters.filter {
-            let key = $0.name.uppercased()
-            return key != "VALUE" && key != "MEDIATYPE" && key != "ENCODING"
-        }
-        guard base64 else {
-            // Text in a data: URI, as Cyrus turns a phone's 3.0 `SOUND;TYPE=X-IRMC-N:reading` into 4.0.
-            parameters.append(Parameter("TYPE", [subtype ?? ""]))
-            let text = PercentEncoding.decoded(String(value[value.index(after: comma)...]))
-            return Property(group: group, name: name, parameters: parameters, value: text)
-        }
-        parameters.append(Parameter("ENCODING", ["b"]))
-        if let subtype, !subtype.isEmpty, !parameters.contains(where: { $0.name.uppercased() == "TYPE" }) {
-            parameters.append(Parameter("TYPE", [subtype]))
-        }
-        return Property(
-            group: group, name: name, parameters: parameters, value: String(value[value.index(after: comma)...]))
     }
 }
 

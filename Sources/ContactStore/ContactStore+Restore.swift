@@ -115,10 +115,13 @@ extension ContactStore {
             guard let existing, !existing.deleted else { return nil }
             if !dryRun { try tombstone(existing, origin: origin, at: now()) }
             return RestoreChange(uid: uid, displayName: existing.displayName, action: .deleted)
-        case .live(let vcard, let hash):
+        case .live(let vcard, _):
             let wasLive = existing.map { !$0.deleted } ?? false
-            if wasLive, existing?.vcard == vcard || existing?.hash == hash { return nil }
+            if wasLive, existing?.vcard == vcard { return nil }
+            // The hash worked out now: a history row may hold one of an older reading (`ContactStore+Rehash.swift`).
             let card = try Self.readStoredCard(vcard, uid: uid)
+            let hash = card.contentHash
+            if wasLive, existing?.hash == hash { return nil }
             if !dryRun {
                 // A change made on the box: the version comes back dated now, so that it wins as the newest edit.
                 let time = now()

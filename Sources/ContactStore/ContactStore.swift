@@ -24,6 +24,7 @@ public final class ContactStore {
         self.db = try Database(path: path)
         self.now = now
         try Schema.migrate(db)
+        try rehashIfPending()
     }
 
     /// Opens an existing store only to read it, for the commands that only read (`list`, `show`, `check`,

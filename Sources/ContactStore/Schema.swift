@@ -233,5 +233,13 @@ enum Schema {
         -- The form in which a remote keeps what it is sent intact, learned from a damaged write that came back
         -- intact when sent again: "rev" (with a REV), "3.0" (in vCard 3.0), or both, space-separated.
         ALTER TABLE remotes ADD COLUMN write_form TEXT;
+        -- The content hash reads a 4.0 card in its 3.0 form from this version on (Docs/vcard.md): the hashes of a
+        -- store written before are worked out anew, a chunk of contacts at a time, by the first open that may write
+        -- (`ContactStore.rehashIfPending`). next_id: the last contact id done; the row goes when all are.
+        CREATE TABLE rehash_pending (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            next_id INTEGER NOT NULL
+        );
+        INSERT INTO rehash_pending (id, next_id) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM contacts);
         """
 }

@@ -1,6 +1,7 @@
 import SQLite
 import TestSupport
 import Testing
+import VCard
 
 @testable import ContactStore
 
@@ -16,9 +17,8 @@ struct MigrationTests {
         }
         #expect(
             tables == [
-                "contacts", "damaged_items", "history", "refused_items", "remote_items", "remotes", "retention",
-                "sequence",
-                "sync_runs",
+                "contacts", "damaged_items", "history", "refused_items", "rehash_pending", "remote_items", "remotes",
+                "retention", "sequence", "sync_runs",
             ])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)
@@ -125,9 +125,15 @@ struct SchemaSixMigrationTests {
         }
         let store = try ContactStore(path: path)
         #expect(try Database(path: path).userVersion == Int32(ContactStore.schemaVersion))
-        // SQLite's integrity and foreign key checks; the hashes written above are placeholders.
-        #expect(try store.check().filter { !$0.contains("stored hash") } == [])
-        let saved = RemoteItemState(remoteID: 1, uid: "b", href: "/book/b.vcf", etag: "\"e2\"", hash: "h3")
+        // The placeholder hashes written above are worked out anew (schema 7), and a remote's base that held a
+        // contact's old hash takes its new one: SQLite's integrity and foreign key checks and the store's own pass.
+        #expect(try store.check() == [])
+        let bHash = try #require(try store.contact(uid: "b")).hash
+        #expect(
+            bHash == Card.stored("BEGIN:VCARD\r\nVERSION:4.0\r\nUID:b\r\nFN:Bea\r\nEND:VCARD\r\n", uid: "b").contentHash
+        )
+        #expect(try Database(path: path).scalarInt64("SELECT count(*) FROM rehash_pending") == 0)
+        let saved = RemoteItemState(remoteID: 1, uid: "b", href: "/book/b.vcf", etag: "\"e2\"", hash: bHash)
         #expect(try store.remoteItem(remoteID: 1, uid: "b") == saved)
         #expect(try store.remoteItem(remoteID: 1, href: "/book/a.vcf")?.uid == "a")
         let edited = RemoteItemState(remoteID: 1, uid: "a", href: "/book/a.vcf", etag: "\"e3\"", hash: "h4")

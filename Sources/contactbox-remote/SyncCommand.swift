@@ -82,7 +82,11 @@ struct SyncCommand: ParsableCommand {
         for line in report.errors { Terminal.note("  \(line)") }
         for line in report.refused { Terminal.note("  refused: \(line)") }
         for line in report.notes { Terminal.note("  \(line)") }
-        if let message = report.message { Terminal.note("  \(message)") }
+        if report.outcome == .needsConfirmation {
+            Terminal.note("  " + Self.heldDeletions(report))
+        } else if let message = report.message {
+            Terminal.note("  \(message)")
+        }
         switch report.outcome {
         case .failed: return report.failure.map(Self.exitCode(for:)) ?? Exit.temporaryFailure
         case .needsConfirmation: return Exit.needsConfirmation
@@ -99,9 +103,18 @@ struct SyncCommand: ParsableCommand {
             case .needsConfirmation: "deletions held"
             case .interrupted: "interrupted"
             }
-        return "\(report.remote): \(outcome): \(counts.uploaded) uploaded, \(counts.downloaded) downloaded, "
-            + "\(counts.updated) updated, \(counts.deleted) deleted, \(counts.conflicts) conflicts, "
-            + "\(counts.errors) errors" + refusals(report) + " (\(elapsed.formattedSeconds(decimals: 1)) s)"
+        return "\(report.remote): \(outcome): "
+            + "store: \(counts.downloaded) downloaded, \(counts.storeUpdated) updated, \(counts.storeDeleted) deleted; "
+            + "server: \(counts.uploaded) uploaded, \(counts.serverUpdated) updated, \(counts.serverDeleted) deleted; "
+            + "\(counts.conflicts) conflicts, \(counts.errors) errors" + refusals(report)
+            + " (\(elapsed.formattedSeconds(decimals: 1)) s)"
+    }
+
+    /// Held deletions in one message that says what was held and the two ways to let the deletions go.
+    static func heldDeletions(_ report: SyncReport) -> String {
+        let why = report.message.map { $0 + " " } ?? "Deletions were held; nothing was deleted. "
+        return why + "If the deletions are wanted, run `contactbox sync --confirm-deletions`, "
+            + "or hold the box's button for 3 seconds (until all LEDs light)."
     }
 
     /// ", 2 refused by the server (1 still as before)": cards the server will not take, which are no errors.

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// What the commands say and the codes they exit with, tested by their exact words: unknown UIDs, the exit codes in
+/// each command's help, held deletions, the sides of a sync's summary, and unreadable cards by their FN.
+@Suite("words and codes of the commands", .timeLimit(.minutes(5)))
+struct WordsAndCodesCommandTests {
+    /// A configuration with the store in `work` and one folder remote, `usb`, at `work/usb`.
+    func folderConfig(_ work: Workspace) throws -> String {
+        try work.file(
+            "contactbox.toml",
+            """
+            store = "\(work.db)"
+
+            [[remote]]
+            name = "usb"
+            kind = "vdir"
+            folder = "\(work.path)/usb"
+            create_folder = true
+
+            """)
+    }
+
+    @Test("held deletions are one message naming sync --confirm-deletions and the button, with no log line")
+    func heldDeletions() throws {
+        let work = try Workspace()
+        let config = try folderConfig(work)
+        let cards = (0..<8).map { card("g\($0)", "Guest \($0)") }.joined()
+        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", cards)])
+        #expect(try contactbox(["sync", "--config", config]).status == 0)
+        for index in 0..<6 { try FileManager.default.removeItem(atPath: work.path + "/usb/g\(index).vcf") }
+
+        let held = try contactbox(["sync", "--config", config])
+        #expect(held.status == 10)
+        #expect(held.stdout.hasPrefix("usb: deletions held: store: 0 downloaded, 0 updated, 0 deleted; "), "\(held)")
+        #expect(
+            held.stderr
+                == "  this run would delete 6 of 8 contacts synced with usb (more than 30%); nothing was deleted. "
+                + "If the deletions are wanted, run `contactbox sync --confirm-deletions`, or hold the box's button "
+                + "for 3 seconds (until all LEDs light).\n")
+        #expect(try contactbox(["list", "--db", work.db]).stdout.split(separator: "\n").count == 8)
+    }
+
+    @Test("a sync's summary says which side each update and deletion was made on")
+    func summarySides() throws {
+        let work = try Workspace()
+        let config = try folderConfig(work)
+        let cards = ["a", "b", "c", "d"].map { card($0, "Person \($0)") }.joined()
+        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", cards)])
+        let first = try contactbox(["sync", "--config", config])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(
+            first.stdout.hasPrefix(
+                "usb: synced: store: 0 downloaded, 0 updated, 0 deleted; server: 4 uploaded, 0 updated, 0 deleted; "
+                    + "0 conflicts, 0 errors ("), "\(first.stdout)")
+
+        // On the folder: a changed, b deleted. On the box: c changed, d deleted.
+        try card("a", "Person A Changed").write(toFile: work.path + "/usb/a.vcf", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: work.path + "/usb/b.vcf")
+        let update = try work.file("update.vcf", card("c", "Person C Changed"))
+        #expect(try contactbox(["import", "--update", "--db", work.db, update]).status == 0)
+        #expect(try contactbox(["delete", "--db", work.db, "d"]).status == 0)
+
+        let second = try contactbox(["sync", "--config", config])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(
+            second.stdout.hasPrefix(
+                "usb: synced: store: 0 downloaded, 1 updated, 1 deleted; server: 0 uploaded, 1 updated, 1 deleted; "
+                    + "0 conflicts, 0 errors ("), "\(second.stdout)")
+    }
+}

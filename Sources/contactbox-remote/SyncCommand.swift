@@ -22,10 +22,7 @@ struct SyncCommand: ParsableCommand {
             refused the login; 78 the configuration is wrong.
             """)
 
-    @OptionGroup var config: ConfigOptions
-
-    @Option(help: ArgumentHelp("The store, instead of the configured one.", valueName: "path"))
-    var db: String?
+    @OptionGroup var store: StoreOptions
 
     @Option(help: ArgumentHelp("Sync only this remote.", valueName: "name"))
     var remote: String?
@@ -37,13 +34,14 @@ struct SyncCommand: ParsableCommand {
     var confirmDeletions = false
 
     func run() throws {
+        let config = store.config
         let configuration = try config.load()
         let remotes = configuration.remotes.filter { remote == nil || $0.name == remote }
         guard !remotes.isEmpty else {
             Terminal.error("no remote named \(remote ?? "") in \(config.path)")
             throw ExitCode.validationFailure
         }
-        let store = try StoreOptions(db: db ?? configuration.storePath).open()
+        let store = try store.open(configuration: configuration)
         let logger = LogSetup.makeLogger()
         let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(contactboxVersion)")
         var exit = ExitCode.success

@@ -45,7 +45,7 @@ struct DeleteCommand: ParsableCommand {
                 "Deleted \(deleted) contact\(deleted == 1 ? "" : "s") (run \(runID); `contactbox undo \(runID)` takes it back)."
             )
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         if missing { throw Exit.findings }

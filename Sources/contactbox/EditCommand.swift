@@ -39,7 +39,7 @@ struct EditCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         let path = try Self.writeTemporaryFile(contact.vcard)
@@ -71,7 +71,7 @@ struct EditCommand: ParsableCommand {
                     ? "Saved \(printable(card.displayName)) (run \(runID); the old version is in `contactbox history \(printable(uid))`)."
                     : "No change.")
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error) (your text is in \(path))")
+            Terminal.error("cannot write to the store \(contacts.path): \(error) (your text is in \(path))")
             throw Exit.ioError
         }
     }

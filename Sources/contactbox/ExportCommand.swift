@@ -61,7 +61,7 @@ struct ExportCommand: ParsableCommand {
             throw Exit.cannotCreate
         } catch {
             progress.finish()
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         progress.finish()

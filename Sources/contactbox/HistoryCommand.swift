@@ -58,7 +58,7 @@ struct HistoryCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

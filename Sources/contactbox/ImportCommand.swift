@@ -30,7 +30,7 @@ struct ImportCommand: ParsableCommand {
         do {
             runID = try contacts.beginOperation(.import, note: inputs.joined(separator: " "))
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         // The chunks committed before a failure stay, and the run with them, so that `undo` can take them back.
@@ -56,7 +56,7 @@ struct ImportCommand: ParsableCommand {
             } catch {
                 importer.finish()
                 outcome = .failed
-                Terminal.error("cannot write to the store \(store.path): \(error)")
+                Terminal.error("cannot write to the store \(contacts.path): \(error)")
                 throw Exit.ioError
             }
         }

@@ -23,7 +23,7 @@ struct ListCommand: ParsableCommand {
                 listed += 1
             }
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         if listed == 0, search != nil { throw Exit.findings }

@@ -67,7 +67,7 @@ struct RestoreCommand: ParsableCommand {
         } catch let error as ValidationError {
             throw error
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

@@ -36,7 +36,7 @@ struct RunsCommand: ParsableCommand {
                         ? Self.json(run, remote: remote, store: store) : Self.line(run, remote: remote, store: store))
             }
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

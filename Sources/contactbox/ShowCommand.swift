@@ -18,7 +18,7 @@ struct ShowCommand: ParsableCommand {
         do {
             contact = try contacts.contact(uid: uid)
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         guard let contact, !contact.deleted else {

@@ -30,9 +30,9 @@ struct EditCommand: ParsableCommand {
         let contacts = try store.open()
         let contact: StoredContact
         do {
-            guard let found = try contacts.contact(uid: uid), !found.deleted else {
-                Terminal.error(
-                    "no contact with UID \(printable(uid)) (deleted ones come back with `contactbox restore`)")
+            let found = try contacts.contact(uid: uid)
+            guard let found, !found.deleted else {
+                Terminal.error(MissingContact.text(uid: uid, found: found))
                 throw Exit.findings
             }
             contact = found

@@ -22,7 +22,7 @@ struct ShowCommand: ParsableCommand {
             throw Exit.ioError
         }
         guard let contact, !contact.deleted else {
-            Terminal.error("no contact with UID \(uid)")
+            Terminal.error(MissingContact.text(uid: uid, found: contact))
             throw Exit.findings
         }
         print(printable(contact.vcard, keepingLayout: true), terminator: "")

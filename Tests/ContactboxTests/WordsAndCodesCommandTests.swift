@@ -21,6 +21,49 @@ struct WordsAndCodesCommandTests {
             """)
     }
 
+    @Test("delete of an unknown UID says so, exits 1 and records no run")
+    func deleteUnknownUID() throws {
+        let work = try Workspace()
+        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", card("ann", "Ann"))])
+        let result = try contactbox(["delete", "--db", work.db, "nosuch"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "contactbox: no contact with UID nosuch\n")
+        #expect(result.stdout.isEmpty)
+        let runs = try contactbox(["runs", "--db", work.db]).stdout
+        #expect(runs.split(separator: "\n").count == 1 && runs.contains("import"), "\(runs)")
+    }
+
+    @Test("delete of a known and an unknown UID deletes the one, names the other, and exits 1")
+    func deleteSomeUnknown() throws {
+        let work = try Workspace()
+        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", card("ann", "Ann"))])
+        let result = try contactbox(["delete", "--db", work.db, "nosuch", "ann"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "deleted  Ann  ann\n")
+        #expect(
+            result.stderr
+                == "contactbox: no contact with UID nosuch\nDeleted 1 contact (run 2; `contactbox undo 2` takes it back).\n"
+        )
+    }
+
+    @Test("edit of an unknown UID says so; of a deleted one, says when it was deleted")
+    func editUnknownUID() throws {
+        let work = try Workspace()
+        _ = try contactbox(["import", "--db", work.db, try work.file("in.vcf", card("ann", "Ann"))])
+        let unknown = try contactbox(["edit", "--db", work.db, "nosuch"], environment: ["EDITOR": "true"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "contactbox: no contact with UID nosuch\n")
+
+        #expect(try contactbox(["delete", "--db", work.db, "ann"]).status == 0)
+        let deleted = try contactbox(["edit", "--db", work.db, "ann"], environment: ["EDITOR": "true"])
+        #expect(deleted.status == 1)
+        #expect(
+            deleted.stderr.hasPrefix("contactbox: no contact with UID ann: it was deleted on 20"), "\(deleted.stderr)")
+        #expect(deleted.stderr.hasSuffix(" (`contactbox restore ann` brings it back)\n"), "\(deleted.stderr)")
+        let runs = try contactbox(["runs", "--db", work.db]).stdout
+        #expect(runs.split(separator: "\n").count == 2, "import and delete only: \(runs)")
+    }
+
     @Test("held deletions are one message naming sync --confirm-deletions and the button, with no log line")
     func heldDeletions() throws {
         let work = try Workspace()

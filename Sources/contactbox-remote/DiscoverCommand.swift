@@ -15,6 +15,8 @@ struct DiscoverCommand: ParsableCommand {
             sync-collection, and the vCard versions it takes. Give the account either as --remote NAME from the \
             configuration, or as URL with --username and --password-file (a file readable only by you: passwords \
             never go on a command line, where other users can see them).
+
+            \(Exit.help("discover"))
             """)
 
     @Argument(help: "The server or address-book URL (not needed with --remote).")

@@ -25,7 +25,7 @@ struct RunCommand: ParsableCommand {
 
             Board files are looked up in $CONTACTBOX_BOARDS, else \(BoardConfiguration.installedDirectory).
 
-            Exit codes: 0 stopped by a signal; 71 it could not start; 78 the configuration is wrong.
+            \(Exit.help("run"))
             """)
 
     @OptionGroup var store: StoreOptions

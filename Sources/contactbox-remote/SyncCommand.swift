@@ -17,9 +17,7 @@ struct SyncCommand: ParsableCommand {
             contacts, or a remote that suddenly lists none, deletes nothing and exits 10 until confirmed with \
             --confirm-deletions.
 
-            Exit codes: 0 every remote synced; 1 some contacts could not be synced (listed); 10 deletions wait \
-            for confirmation; 74 the store failed; 75 a remote could not be reached (try later); 77 a remote \
-            refused the login; 78 the configuration is wrong.
+            \(Exit.help("sync"))
             """)
 
     @OptionGroup var store: StoreOptions

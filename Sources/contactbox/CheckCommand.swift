@@ -9,6 +9,8 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Prints each finding; exits 1 if there is any, 0 when the store is healthy. Also says how many history \
             rows the store keeps and how much their versions take (see `contactbox prune-history`).
+
+            \(Exit.help("check"))
             """)
 
     @OptionGroup var store: StoreOptions

@@ -12,7 +12,7 @@ struct DeleteCommand: ParsableCommand {
             brings it back, and `contactbox undo RUN` takes the whole delete back (the run number is printed). The \
             next sync carries the deletions to every remote, through the sync's guard against mass deletions.
 
-            \(Exit.summary)
+            \(Exit.help("delete"))
             """)
 
     @OptionGroup var store: StoreOptions

@@ -18,7 +18,7 @@ struct EditCommand: ParsableCommand {
             card that cannot be read, or with another UID, is refused (exit 65) and the file kept for another try. \
             The next sync carries the edit to every remote.
 
-            \(Exit.summary)
+            \(Exit.help("edit"))
             """)
 
     @OptionGroup var store: StoreOptions

@@ -14,7 +14,7 @@ struct HistoryCommand: ParsableCommand {
             an undo, each with its run number for `contactbox undo`) and a summary: the name and which fields \
             changed. For an update, the version shown by number is the one before the change.
 
-            \(Exit.summary)
+            \(Exit.help("history"))
             """)
 
     @OptionGroup var store: StoreOptions

@@ -14,6 +14,8 @@ struct ImportCommand: ParsableCommand {
             and line and skipped alone. An exact duplicate of a stored contact is merged; a card whose UID is \
             taken by a different contact is kept too, under a fresh UID, unless --update is given: then it \
             replaces that contact, whose old version stays in the store's history.
+
+            \(Exit.help("import"))
             """)
 
     @OptionGroup var store: StoreOptions

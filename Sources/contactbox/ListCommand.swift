@@ -6,7 +6,8 @@ import SafeText
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List contacts by name: one per line, the name, a tab, and the UID.")
+        abstract: "List contacts by name: one per line, the name, a tab, and the UID.",
+        discussion: Exit.help("list"))
 
     @OptionGroup var store: StoreOptions
 

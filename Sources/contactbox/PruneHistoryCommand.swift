@@ -16,7 +16,7 @@ struct PruneHistoryCommand: ParsableCommand {
             Rows go in chunks of at most 100 per transaction. Pruned history cannot be restored: `restore --as-of` \
             and `undo` of runs older than max_age no longer see what was pruned.
 
-            \(Exit.summary)
+            \(Exit.help("prune-history"))
             """)
 
     @OptionGroup var store: StoreOptions

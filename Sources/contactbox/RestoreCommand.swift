@@ -24,7 +24,7 @@ struct RestoreCommand: ParsableCommand {
             a long press of the button confirms them. History older than the retention is gone: a time before it \
             gives the oldest state still known, with a warning on stderr that says up to when history was pruned.
 
-            \(Exit.summary)
+            \(Exit.help("restore"))
             """)
 
     @OptionGroup var store: StoreOptions

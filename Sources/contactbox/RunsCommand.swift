@@ -14,7 +14,7 @@ struct RunsCommand: ParsableCommand {
             created, updated, deleted) and, for a sync, its counts on the remote's side. `contactbox undo N` takes \
             a run back.
 
-            \(Exit.summary)
+            \(Exit.help("runs"))
             """)
 
     @OptionGroup var store: StoreOptions

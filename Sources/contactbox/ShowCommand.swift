@@ -5,7 +5,7 @@ import SafeText
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print one contact's vCard.")
+        commandName: "show", abstract: "Print one contact's vCard.", discussion: Exit.help("show"))
 
     @OptionGroup var store: StoreOptions
 

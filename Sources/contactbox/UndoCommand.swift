@@ -21,7 +21,7 @@ struct UndoCommand: ParsableCommand {
 
             Exit 1 also when some contacts were skipped, or RUN is unknown or has not finished.
 
-            \(Exit.summary)
+            \(Exit.help("undo"))
             """)
 
     @OptionGroup var store: StoreOptions

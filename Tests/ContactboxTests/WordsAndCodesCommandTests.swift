@@ -64,6 +64,28 @@ struct WordsAndCodesCommandTests {
         #expect(runs.split(separator: "\n").count == 2, "import and delete only: \(runs)")
     }
 
+    /// The README's exit-code table, by command.
+    static let codes: [(command: String, codes: [Int])] = [
+        ("import", [0, 64, 65, 66, 74, 78]), ("export", [0, 64, 73, 74, 78]), ("list", [0, 1, 64, 74, 78]),
+        ("show", [0, 1, 64, 74, 78]), ("check", [0, 1, 64, 74, 78]), ("edit", [0, 1, 64, 65, 66, 73, 74, 78]),
+        ("delete", [0, 1, 64, 74, 78]), ("history", [0, 1, 64, 74, 78]), ("runs", [0, 64, 74, 78]),
+        ("restore", [0, 1, 64, 74, 78]), ("undo", [0, 1, 64, 74, 78]), ("prune-history", [0, 64, 74, 78]),
+        ("check-config", [0, 64, 78]), ("sync", [0, 1, 10, 64, 69, 74, 75, 76, 77, 78]),
+        ("discover", [0, 1, 64, 69, 75, 76, 77, 78]), ("run", [0, 64, 71, 78]),
+    ]
+
+    @Test("every command's help names the exit codes the README gives it", arguments: codes)
+    func helpNamesTheCodes(command: String, codes: [Int]) throws {
+        let help = try contactbox([command, "--help"])
+        #expect(help.status == 0)
+        let text = help.stdout.split(separator: "\n").joined(separator: " ")
+        let paragraph = try #require(text.firstRange(of: "Exit codes: ").map { text[$0.upperBound...] })
+        let end = paragraph.firstIndex(of: ".").map { paragraph[..<$0] } ?? paragraph
+        // "0 done; 1 ...; 64 bad usage": the number that starts each part.
+        let named = end.split(separator: ";").compactMap { Int($0.split(separator: " ").first ?? "") }
+        #expect(named == codes, "\(command): \(end)")
+    }
+
     @Test("held deletions are one message naming sync --confirm-deletions and the button, with no log line")
     func heldDeletions() throws {
         let work = try Workspace()

@@ -272,7 +272,9 @@ extension RemoteError {
     /// Errors about the remote as a whole, not one item.
     var stopsTheRun: Bool {
         switch kind {
-        case .unauthorized, .unavailable, .unreachable, .tooSlow, .notFound, .invalidSyncToken, .malformed: true
+        case .unauthorized, .unavailable, .unreachable, .tooSlow, .notFound, .invalidSyncToken, .malformed,
+            .notAnAddressBook:
+            true
         case .preconditionFailed, .rejected: false
         }
     }

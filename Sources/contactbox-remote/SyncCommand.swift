@@ -125,6 +125,7 @@ struct SyncCommand: ParsableCommand {
         case .unauthorized: Exit.noPermission
         case .malformed: Exit.protocolError
         case .notFound: Exit.findings
+        case .notAnAddressBook: Exit.configError
         case .unreachable: Exit.unavailable
         case .unavailable, .tooSlow, .invalidSyncToken, .preconditionFailed, .rejected: Exit.temporaryFailure
         }

@@ -133,4 +133,17 @@ struct WordsAndCodesCommandTests {
                 "usb: synced: store: 0 downloaded, 1 updated, 1 deleted; server: 0 uploaded, 1 updated, 1 deleted; "
                     + "0 conflicts, 0 errors ("), "\(second.stdout)")
     }
+
+    @Test("an unreadable card lists and is found by the name on its FN line")
+    func unreadableCardByFN() throws {
+        let work = try Workspace()
+        let config = try folderConfig(work)
+        _ = try work.file(
+            "usb/broken.vcf", "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:broken-1\r\nFN:Half A Card\r\nTEL:+49 30 1234\r\n")
+        let synced = try contactbox(["sync", "--config", config])
+        #expect(synced.status == 0, "\(synced)")
+        #expect(try contactbox(["list", "--db", work.db]).stdout == "Half A Card (unreadable)\tbroken-1\n")
+        let found = try contactbox(["list", "--db", work.db, "--search", "half a"])
+        #expect(found.status == 0 && found.stdout == "Half A Card (unreadable)\tbroken-1\n", "\(found)")
+    }
 }

@@ -90,23 +90,34 @@ public struct RemoteFactory {
         return remote
     }
 
-    /// The one address book at `url`, or a clear error when there is none or several to choose from.
+    /// The one address book at `url`, or a clear error when there is none or several to choose from: what the URL
+    /// is, and the books discovery found from there, whose URLs are what to configure.
     private func discoverBook(_ url: String, client: CardDAVClient, remote: String) throws -> AddressBookInfo {
-        let books: [AddressBookInfo]
+        let found: Discovery
         do {
-            books = try client.discover(url)
+            found = try client.explore(url)
         } catch let error as CardDAVError {
             throw RemoteError(error)
         }
+        let books = found.books
         if let exact = books.first(where: { DAVURL.sameResource($0.url, url) }) { return exact }
-        guard books.count == 1, let only = books.first else {
-            let list = books.map { "\($0.url) (\($0.displayName ?? "no name"))" }.joined(separator: ", ")
-            throw RemoteError(
-                .notFound,
-                books.isEmpty
-                    ? "\(remote): no address book found at \(url)"
-                    : "\(remote): \(url) has \(books.count) address books (\(list)); set url to the one to sync")
+        switch found.start {
+        case .collection, .resource, .notDAV:
+            // A server's or an account's URL that leads to one address book is how a remote may be configured.
+            if books.count == 1, let only = books.first { return only }
+        case .addressBook, .missing, .calendar:
+            break
         }
-        return only
+        throw RemoteError(.notAnAddressBook, Self.notAnAddressBook(url, found))
+    }
+
+    /// "URL is not an address book: nothing is there (404); it leads to 2 address books, set url to one of them:
+    /// URL (Name), URL (Name)".
+    static func notAnAddressBook(_ url: String, _ found: Discovery) -> String {
+        let what = "\(url) is not an address book: \(found.startText)"
+        guard !found.books.isEmpty else { return what + "; no address book was found from there" }
+        let list = found.books.map { "\($0.url) (\($0.displayName ?? "no name"))" }.joined(separator: ", ")
+        let count = found.books.count == 1 ? "1 address book" : "\(found.books.count) address books"
+        return what + "; it leads to \(count), set url to \(found.books.count == 1 ? "it" : "one of them"): \(list)"
     }
 }

@@ -194,7 +194,7 @@ public final class SyncPass {
             case let kind? where kind.isTemporary && !isOnline():
                 return Result(state: .offline, schedule: .retryLater)
             case .unavailable, .unreachable, .tooSlow, .notFound, .malformed, .invalidSyncToken, .preconditionFailed,
-                .rejected, nil:
+                .rejected, .notAnAddressBook, nil:
                 let reason = "\(remote) could not be synced: \(message)"
                 return Result(state: .needsAttention(.unreachable, reason: reason), schedule: .retryLater)
             }

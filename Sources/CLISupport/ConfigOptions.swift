@@ -1,5 +1,6 @@
 import ArgumentParser
 import Config
+import Glibc
 
 /// `--config PATH`, for the subcommands that read the configuration file.
 public struct ConfigOptions: ParsableArguments {
@@ -14,6 +15,13 @@ public struct ConfigOptions: ParsableArguments {
 
     public var path: String { Configuration.path(explicit: config) }
 
+    /// Whether a file was named (`--config` or `$CONTACTBOX_CONFIG`) rather than the installed path assumed.
+    public var isNamed: Bool {
+        if config != nil { return true }
+        guard let env = getenv("CONTACTBOX_CONFIG") else { return false }
+        return env.pointee != 0
+    }
+
     /// The configuration, or every problem in it on stderr and exit 78.
     public func load() throws -> Configuration {
         let result = Configuration.validate(path: path)
@@ -23,5 +31,19 @@ public struct ConfigOptions: ParsableArguments {
             throw Exit.configError
         }
         return configuration
+    }
+
+    /// The store the configuration names, read alone (`Configuration.storePath(path:)`): from the file named by
+    /// `--config` or `$CONTACTBOX_CONFIG` (missing, or with a problem in `store`, it is exit 78), else from the
+    /// installed file when it exists and is readable; nil when there is no file to read.
+    public func storePath() throws -> String? {
+        guard isNamed || access(path, R_OK) == 0 else { return nil }
+        do {
+            return try Configuration.storePath(path: path)
+        } catch {
+            Terminal.error(error.description)
+            Terminal.note("Run `contactbox check-config` after fixing \(path), or name the store with --db.")
+            throw Exit.configError
+        }
     }
 }

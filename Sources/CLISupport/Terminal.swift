@@ -31,6 +31,12 @@ public enum Terminal {
         write((stderrIsJournal ? "<4>" : "") + "contactbox: warning: " + message + "\n")
     }
 
+    /// Something the command did that a person should see, in the words of an error but not one (`<5>` under
+    /// systemd).
+    public static func notice(_ message: String) {
+        write((stderrIsJournal ? "<5>" : "") + "contactbox: " + message + "\n")
+    }
+
     public static func note(_ message: String) {
         write(message + "\n")
     }

@@ -13,11 +13,24 @@ extension CardDAVClient {
     /// `DAV:current-user-principal` (RFC 5397) and `CARDDAV:addressbook-home-set` (RFC 6352 7.1.1), whose
     /// members are listed. Throws `.notFound` when none of these lead to an address book.
     public func discover(_ url: String) throws -> [AddressBookInfo] {
+        let found = try explore(url)
+        guard !found.books.isEmpty else {
+            throw CardDAVError(.notFound, "no CardDAV address book found at \(DAVURL.path(of: url))")
+        }
+        return found.books
+    }
+
+    /// Discovery as by ``discover(_:)``, saying what the URL itself is too (nothing there, a calendar, a
+    /// collection that is no address book), for a message that tells a person what to configure instead. The
+    /// books may be none.
+    public func explore(_ url: String) throws -> Discovery {
         var homeSets: [String] = []
         var principal: String?
+        var start = Discovery.Start.resource
         // A broken answer from the URL itself (a DTD, bytes nested too deep, a compressed body) is what went wrong
         // when the well-known URL leads nowhere either: "no address book found" would hide it.
         var brokenAnswer: CardDAVError?
+        // The well-known URL is on the URL's own origin (scheme, host and port): credentials go nowhere else.
         for (index, candidate) in [url, DAVURL.resolve("/.well-known/carddav", against: url)].enumerated() {
             let found: (url: String, response: MultistatusResponse)?
             do {
@@ -26,15 +39,29 @@ extension CardDAVClient {
                 logger.debug(
                     "carddav discovery: the URL itself is not a collection",
                     metadata: ["carddav.book": "\(DAVURL.path(of: url))"])
-                if error.kind == .malformedResponse, error.status == nil { brokenAnswer = error }
+                if error.kind == .notFound {
+                    start = .missing(status: error.responseStatus ?? 404)
+                } else {
+                    start = .notDAV(error.message)
+                    if error.kind == .malformedResponse, error.status == nil { brokenAnswer = error }
+                }
                 continue
             } catch let error as CardDAVError where Self.worthTheWellKnownURL(error) {
-                throw brokenAnswer ?? error
+                if let brokenAnswer { throw brokenAnswer }
+                // The well-known URL is optional (RFC 6764 6): without it, what the URL is says it all.
+                logger.debug("carddav discovery: no well-known URL", metadata: ["carddav.error": "\(error.message)"])
+                break
             }
             guard let (base, response) = found else { continue }
             let properties = response.properties
+            if index == 0 {
+                start =
+                    properties.isAddressBook
+                    ? .addressBook
+                    : properties.isCalendar ? .calendar : properties.isCollection ? .collection : .resource
+            }
             if properties.isAddressBook {
-                return [Self.bookInfo(response, base: base)]
+                return Discovery(start: start, books: [Self.bookInfo(response, base: base)])
             }
             homeSets = confined(properties.addressBookHomeSet.map { DAVURL.resolve($0, against: base) }, to: url)
             principal = confined(properties.currentUserPrincipal.map { DAVURL.resolve($0, against: base) }, to: url)
@@ -49,7 +76,7 @@ extension CardDAVClient {
         }
         guard !homeSets.isEmpty else {
             if let brokenAnswer { throw brokenAnswer }
-            throw CardDAVError(.notFound, "no CardDAV address book found at \(DAVURL.path(of: url))")
+            return Discovery(start: start, books: [])
         }
         var books: [AddressBookInfo] = []
         for home in homeSets {
@@ -65,7 +92,7 @@ extension CardDAVClient {
                 if !books.contains(where: { DAVURL.sameResource($0.url, book.url) }) { books.append(book) }
             }
         }
-        return books
+        return Discovery(start: start, books: books)
     }
 
     /// The URLs a server names in discovery that the origin policy lets credentials go to; the others are left

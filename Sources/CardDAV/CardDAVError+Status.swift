@@ -19,7 +19,9 @@ extension CardDAVError {
         case .rateLimited where status == 403: message += " (quota exceeded)"
         default: break
         }
-        return CardDAVError(kind, message)
+        var error = CardDAVError(kind, message)
+        error.responseStatus = status
+        return error
     }
 
     static func kind(status: Int, retryAfter: String?, body: ArraySlice<UInt8>, now: Int) -> Kind {

@@ -28,6 +28,9 @@ public struct CardDAVError: Error, Sendable, CustomStringConvertible {
 
     public var kind: Kind
     public var message: String
+    /// The status of the answer behind this error, whatever its kind (a 403 and a 401 are both `.unauthorized`,
+    /// a 404 and a 410 both `.notFound`); nil when there was no answer, or the error is about its body.
+    public var responseStatus: Int?
 
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind

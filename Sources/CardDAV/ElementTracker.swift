@@ -5,7 +5,7 @@ import CXML2
 /// counter, and their text is never kept.
 struct ElementTracker {
     enum Namespace {
-        case dav, cardDAV, other
+        case dav, cardDAV, calDAV, other
 
         init(_ uri: UnsafePointer<xmlChar>?) {
             guard let uri else {
@@ -15,6 +15,7 @@ struct ElementTracker {
             switch String(cString: uri) {
             case "DAV:": self = .dav
             case "urn:ietf:params:xml:ns:carddav": self = .cardDAV
+            case "urn:ietf:params:xml:ns:caldav": self = .calDAV
             default: self = .other
             }
         }
@@ -91,6 +92,7 @@ struct ElementTracker {
         case .resourceType:
             if namespace == .dav && name == "collection" { propstat.properties.isCollection = true }
             if namespace == .cardDAV && name == "addressbook" { propstat.properties.isAddressBook = true }
+            if namespace == .calDAV && name == "calendar" { propstat.properties.isCalendar = true }
             return nil
         case .supportedAddressData:
             if namespace == .cardDAV && name == "address-data-type" {

@@ -48,8 +48,17 @@ final class MultistatusReception {
     }
 
     /// Checks the complete response: the classified error for any status but 207, `.malformedResponse` for a body
-    /// that is not a multistatus.
+    /// that is not a multistatus, and for another 2xx, which is no CardDAV answer (an HTML error page, a login
+    /// page), with what came instead.
     func complete(_ response: HTTPResponse, client: CardDAVClient) throws -> MultistatusSummary {
+        if response.status != 207, (200..<300).contains(response.status) {
+            let instead = NonDAVAnswer.describe(response, body: prefix[...])
+            var error = CardDAVError(
+                .malformedResponse, "\(method) \(DAVURL.path(of: url)): \(response.status) with \(instead)")
+            error.message = client.transport.redactingSecret(error.message)
+            error.responseStatus = response.status
+            throw error
+        }
         guard response.status == 207 else {
             throw client.failure(response, method: method, url: url, body: prefix[...])
         }

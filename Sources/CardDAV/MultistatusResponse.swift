@@ -69,6 +69,8 @@ public struct DAVProperties: Sendable, Equatable {
     public var hasResourceType = false
     public var isCollection = false
     public var isAddressBook = false
+    /// RFC 4791 4.2: a CalDAV calendar, which a person may configure by mistake for an address book.
+    public var isCalendar = false
     public var currentUserPrincipal: String?
     public var addressBookHomeSet: [String] = []
     public var supportedAddressData: [AddressDataType] = []
@@ -93,6 +95,7 @@ public struct DAVProperties: Sendable, Equatable {
             hasResourceType = true
             isCollection = other.isCollection
             isAddressBook = other.isAddressBook
+            isCalendar = other.isCalendar
         }
         currentUserPrincipal = other.currentUserPrincipal ?? currentUserPrincipal
         addressBookHomeSet += other.addressBookHomeSet

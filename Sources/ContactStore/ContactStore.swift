@@ -16,6 +16,8 @@ public final class ContactStore {
     public static let chunkBytes = 256 * 1024
 
     let db: Database
+    /// The file, as opened: for messages.
+    public var path: String { db.path }
     /// Unix milliseconds; injectable so tests can control time.
     let now: () -> Int64
 

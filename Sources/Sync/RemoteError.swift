@@ -19,6 +19,9 @@ public struct RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
         case malformed
         /// The folder or collection does not exist.
         case notFound
+        /// The configured URL is no address book and leads to no one address book (nothing there, a calendar, a
+        /// collection with several books): the configuration must change, and the message says to what.
+        case notAnAddressBook
     }
 
     public var kind: Kind
@@ -37,7 +40,8 @@ extension RemoteError.Kind {
     public var isTemporary: Bool {
         switch self {
         case .unavailable, .unreachable, .tooSlow: true
-        case .preconditionFailed, .rejected, .unauthorized, .invalidSyncToken, .malformed, .notFound: false
+        case .preconditionFailed, .rejected, .unauthorized, .invalidSyncToken, .malformed, .notFound, .notAnAddressBook:
+            false
         }
     }
 }

@@ -55,7 +55,7 @@ extension SyncSession {
     private func storeChanges(_ step: SyncStep) -> [StoreChange] {
         switch step {
         case .download(let fetched, let reason, let isNew):
-            if isNew { report.counts.downloaded += 1 } else { report.counts.updated += 1 }
+            if isNew { report.counts.downloaded += 1 } else { report.counts.storeUpdated += 1 }
             return [
                 .saveContact(fetched.card, hash: fetched.hash, reason: reason), Self.base(of: fetched),
             ]
@@ -68,7 +68,7 @@ extension SyncSession {
                     created: false)
             ]
         case .deleteLocal(let uid):
-            report.counts.deleted += 1
+            report.counts.storeDeleted += 1
             return [.deleteContact(uid: uid, reason: "deleted on \(book.name)"), .forgetBase(uid: uid)]
         case .forget(let uid):
             return [.forgetBase(uid: uid)]
@@ -116,7 +116,7 @@ extension SyncSession {
             }
             return failed(error, uid: upload.uid, href: upload.write.href(in: book), refusedHash: upload.hash)
         case (.delete(let uid, _, _), .success):
-            report.counts.deleted += 1
+            report.counts.serverDeleted += 1
             return .done([.forgetBase(uid: uid)])
         case (.delete(let uid, let href, _), .failure(let error)):
             return failed(error, uid: uid, href: href)
@@ -132,7 +132,7 @@ extension SyncSession {
     /// history), so that every side holds the same.
     func uploaded(_ upload: Upload, to entry: RemoteEntry) -> [StoreChange] {
         let created = upload.target == nil || upload.createdItem
-        if created { report.counts.uploaded += 1 } else { report.counts.updated += 1 }
+        if created { report.counts.uploaded += 1 } else { report.counts.serverUpdated += 1 }
         var changes: [StoreChange] = []
         var hash = upload.hash
         if upload.addedFN {

@@ -150,18 +150,17 @@ final class SyncSession {
             holdDeletions = true
             report.message =
                 "\(book.name) lists no contacts, but \(synced) were synced with it before; nothing was deleted."
-                + " Confirm to delete them here too."
         } else if deletions > SyncOptions.deletionsAlwaysAllowed,
             Double(deletions) > options.maxDeleteShare * Double(synced)
         {
             holdDeletions = true
             report.message =
                 "this run would delete \(deletions) of \(synced) contacts synced with \(book.name)"
-                + " (more than \(Int(options.maxDeleteShare * 100))%); nothing was deleted. Confirm to proceed."
+                + " (more than \(Int(options.maxDeleteShare * 100))%); nothing was deleted."
         }
         if holdDeletions {
             report.heldDeletions = deletions
-            logger.warning("Deletions held for confirmation", metadata: ["sync.deletions": "\(deletions)"])
+            logger.notice("Deletions held for confirmation", metadata: ["sync.deletions": "\(deletions)"])
         }
     }
 
@@ -299,7 +298,9 @@ extension RemoteError {
     /// Errors about the remote as a whole, not one item.
     var stopsTheRun: Bool {
         switch kind {
-        case .unauthorized, .unavailable, .unreachable, .tooSlow, .notFound, .invalidSyncToken, .malformed: true
+        case .unauthorized, .unavailable, .unreachable, .tooSlow, .notFound, .invalidSyncToken, .malformed,
+            .notAnAddressBook:
+            true
         case .preconditionFailed, .rejected: false
         }
     }

@@ -3,9 +3,14 @@ extension Card {
     public static let noName = "(no name)"
 
     /// The name to show in lists and logs, never empty: the first non-empty FN, else a name made from N, else the
-    /// ORG, else the first EMAIL, else the first TEL, else "(no name)". Unescaped.
+    /// ORG, else the first EMAIL, else the first TEL, else "(no name)". Unescaped. An unreadable card shows the
+    /// name of its `FN` line when that line reads, "Ada Lovelace (unreadable)", so that a list and its search find
+    /// it; else "(unreadable)".
     public var displayName: String {
-        isOpaque ? Self.unreadableName : formattedName ?? derivedFN?.text ?? Self.noName
+        if let opaqueText {
+            return Self.fnLine(in: opaqueText).map { "\($0) \(Self.unreadableName)" } ?? Self.unreadableName
+        }
+        return formattedName ?? derivedFN?.text ?? Self.noName
     }
 
     /// The first non-empty FN, unescaped; nil when the card has none (real exporters write cards with only an EMAIL

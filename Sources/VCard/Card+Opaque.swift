@@ -32,6 +32,23 @@ extension Card {
         return nil
     }
 
+    /// The name on the first `FN` line of text no reader understands (unfolded no further), unescaped and at most
+    /// ``fnLineLimit`` characters; nil when there is none, or it is empty or holds control characters.
+    public static func fnLine(in text: String) -> String? {
+        for line in text.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) {
+            let upper = line.prefix(3).uppercased()
+            guard upper == "FN:" || upper == "FN;", let colon = line.firstIndex(of: ":") else { continue }
+            let value = TextValue.unescape(line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"]))
+            guard !value.isEmpty, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { return nil }
+            return value.count > fnLineLimit ? String(value.prefix(fnLineLimit)) + "…" : value
+        }
+        return nil
+    }
+
+    /// The longest name taken from an unreadable card's `FN` line: a list line, not a page.
+    public static let fnLineLimit = 200
+
     /// The card stored as `text` for the contact `uid`: read again, or carried opaque when it does not read.
     public static func stored(_ text: String, uid: String) -> Card {
         var reader = CardReader(text: text)

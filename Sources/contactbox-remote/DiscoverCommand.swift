@@ -15,6 +15,8 @@ struct DiscoverCommand: ParsableCommand {
             sync-collection, and the vCard versions it takes. Give the account either as --remote NAME from the \
             configuration, or as URL with --username and --password-file (a file readable only by you: passwords \
             never go on a command line, where other users can see them).
+
+            \(Exit.help("discover"))
             """)
 
     @Argument(help: "The server or address-book URL (not needed with --remote).")
@@ -43,30 +45,63 @@ struct DiscoverCommand: ParsableCommand {
     func run() throws {
         let account = try resolveAccount()
         let logger = LogSetup.makeLogger()
-        let books: [AddressBookInfo]
+        let found: Discovery
         do {
             let http = try RemoteFactory.makeHTTPClient(
                 username: account.username, password: account.password, auth: account.auth,
                 caFile: account.caFile, caPath: account.caPath, concurrency: 1,
                 userAgent: "ContactBox/\(contactboxVersion)", logger: logger)
-            books = try CardDAVClient(http: http, logger: logger).discover(account.url)
+            found = try CardDAVClient(http: http, logger: logger).explore(account.url)
         } catch let error as CardDAVError {
-            Terminal.error(error.message)
+            Terminal.error(Self.message(for: error))
             throw SyncCommand.exitCode(for: RemoteError(error))
         } catch {
             Terminal.error("\(error)")
             throw Exit.temporaryFailure
         }
-        guard !books.isEmpty else {
-            Terminal.error("no address book found at \(account.url)")
-            throw Exit.findings
+        let books = found.books
+        switch found.start {
+        case .missing(let status):
+            // A wrong URL, whatever the server holds elsewhere: the books found from its root are shown to help.
+            Terminal.error(
+                "nothing at \(account.url) (\(status))"
+                    + (books.isEmpty ? "" : "; the server's address books follow"))
+            Self.print(books)
+            throw Exit.configError
+        case .calendar, .notDAV:
+            guard !books.isEmpty else {
+                Terminal.error("no address book found at \(account.url): \(found.startText)")
+                throw Exit.configError
+            }
+            Terminal.warning(
+                "\(account.url) is not an address book: \(found.startText); the ones found from there follow")
+        case .addressBook, .collection, .resource:
+            guard !books.isEmpty else {
+                Terminal.error("no address book found at \(account.url): the account has none")
+                throw Exit.findings
+            }
         }
+        Self.print(books)
+    }
+
+    /// One line per book: its URL (to configure), its name, and what it supports.
+    private static func print(_ books: [AddressBookInfo]) {
         for book in books {
             let features =
                 [book.supportsSyncCollection ? "sync-collection" : "listing only"]
                 + ["vCard " + book.supportedVersions.joined(separator: ", ")]
-            print("\(book.url)\t\(book.displayName ?? "(no name)")\t\(features.joined(separator: "; "))")
+            Swift.print("\(book.url)\t\(book.displayName ?? "(no name)")\t\(features.joined(separator: "; "))")
         }
+    }
+
+    /// A refusal in words that tell a login (401) from an account the user may not see (403).
+    static func message(for error: CardDAVError) -> String {
+        guard error.kind == .unauthorized else { return error.message }
+        if error.responseStatus == 403 {
+            return "the server refused access to that account (403): the user name may not own it (\(error.message))"
+        }
+        return "the server refused the login (\(error.responseStatus ?? 401)): check the user name and the password "
+            + "(\(error.message))"
     }
 
     /// The account to discover; a remote's ca_file and ca_path unless given on the command line.

@@ -25,15 +25,13 @@ struct RunCommand: ParsableCommand {
 
             Board files are looked up in $CONTACTBOX_BOARDS, else \(BoardConfiguration.installedDirectory).
 
-            Exit codes: 0 stopped by a signal; 71 it could not start; 78 the configuration is wrong.
+            \(Exit.help("run"))
             """)
 
-    @OptionGroup var config: ConfigOptions
-
-    @Option(help: ArgumentHelp("The store, instead of the configured one.", valueName: "path"))
-    var db: String?
+    @OptionGroup var store: StoreOptions
 
     func run() throws {
+        let config = store.config
         let configuration = try config.load()
         var handler = JournalLogHandler(level: .info)
         if let level = getenv("CONTACTBOX_LOG_LEVEL").flatMap({ Logger.Level(rawValue: String(cString: $0)) }) {
@@ -41,7 +39,8 @@ struct RunCommand: ParsableCommand {
         }
         let logger = Logger(label: "contactbox") { _ in handler }
         let options = Daemon.Options(
-            configPath: config.path, storePath: db, version: contactboxVersion,
+            configPath: config.path, storePath: try store.path(configuration: configuration),
+            version: contactboxVersion,
             build: buildID)
         let daemon: Daemon
         do {

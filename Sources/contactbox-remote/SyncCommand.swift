@@ -22,15 +22,10 @@ struct SyncCommand: ParsableCommand {
             change tracking missed it (or that forgot its sync tokens) is then deleted here too. The daemon does \
             this once a day (full_check).
 
-            Exit codes: 0 every remote synced; 1 some contacts could not be synced (listed); 10 deletions wait \
-            for confirmation; 74 the store failed; 75 a remote could not be reached (try later); 77 a remote \
-            refused the login; 78 the configuration is wrong.
+            \(Exit.help("sync"))
             """)
 
-    @OptionGroup var config: ConfigOptions
-
-    @Option(help: ArgumentHelp("The store, instead of the configured one.", valueName: "path"))
-    var db: String?
+    @OptionGroup var store: StoreOptions
 
     @Option(help: ArgumentHelp("Sync only this remote.", valueName: "name"))
     var remote: String?
@@ -45,13 +40,14 @@ struct SyncCommand: ParsableCommand {
     var full = false
 
     func run() throws {
+        let config = store.config
         let configuration = try config.load()
         let remotes = configuration.remotes.filter { remote == nil || $0.name == remote }
         guard !remotes.isEmpty else {
             Terminal.error("no remote named \(remote ?? "") in \(config.path)")
             throw ExitCode.validationFailure
         }
-        let store = try StoreOptions(db: db ?? configuration.storePath).open()
+        let store = try store.open(configuration: configuration)
         let logger = LogSetup.makeLogger()
         let factory = RemoteFactory(store: store, logger: logger, userAgent: "ContactBox/\(contactboxVersion)")
         var exit = ExitCode.success
@@ -91,7 +87,11 @@ struct SyncCommand: ParsableCommand {
         for line in report.refused { Terminal.note("  refused: \(line)") }
         for line in report.damaged { Terminal.note("  damaged: \(line)") }
         for line in report.notes { Terminal.note("  \(line)") }
-        if let message = report.message { Terminal.note("  \(message)") }
+        if report.outcome == .needsConfirmation {
+            Terminal.note("  " + Self.heldDeletions(report))
+        } else if let message = report.message {
+            Terminal.note("  \(message)")
+        }
         switch report.outcome {
         case .failed: return report.failure.map(Self.exitCode(for:)) ?? Exit.temporaryFailure
         case .needsConfirmation: return Exit.needsConfirmation
@@ -110,9 +110,18 @@ struct SyncCommand: ParsableCommand {
             case .needsConfirmation: "deletions held"
             case .interrupted: "interrupted"
             }
-        return "\(report.remote): \(outcome): \(counts.uploaded) uploaded, \(counts.downloaded) downloaded, "
-            + "\(counts.updated) updated, \(counts.deleted) deleted, \(counts.conflicts) conflicts, "
-            + "\(counts.errors) errors" + refusals(report) + " (\(elapsed.formattedSeconds(decimals: 1)) s)"
+        return "\(report.remote): \(outcome): "
+            + "store: \(counts.downloaded) downloaded, \(counts.storeUpdated) updated, \(counts.storeDeleted) deleted; "
+            + "server: \(counts.uploaded) uploaded, \(counts.serverUpdated) updated, \(counts.serverDeleted) deleted; "
+            + "\(counts.conflicts) conflicts, \(counts.errors) errors" + refusals(report)
+            + " (\(elapsed.formattedSeconds(decimals: 1)) s)"
+    }
+
+    /// Held deletions in one message that says what was held and the two ways to let the deletions go.
+    static func heldDeletions(_ report: SyncReport) -> String {
+        let why = report.message.map { $0 + " " } ?? "Deletions were held; nothing was deleted. "
+        return why + "If the deletions are wanted, run `contactbox sync --confirm-deletions`, "
+            + "or hold the box's button for 3 seconds (until all LEDs light)."
     }
 
     /// ", 2 refused by the server (1 still as before)": cards the server will not take, which are no errors.
@@ -127,6 +136,7 @@ struct SyncCommand: ParsableCommand {
         case .unauthorized: Exit.noPermission
         case .malformed: Exit.protocolError
         case .notFound: Exit.findings
+        case .notAnAddressBook: Exit.configError
         case .unreachable: Exit.unavailable
         case .unavailable, .tooSlow, .invalidSyncToken, .preconditionFailed, .rejected: Exit.temporaryFailure
         }

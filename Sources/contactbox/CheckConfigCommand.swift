@@ -11,6 +11,8 @@ struct CheckConfigCommand: ParsableCommand {
             CONTACTBOX_CONFIG environment variable), checks every value, reads each password file or credential \
             (never printing it) and checks that vdir folders exist. Prints a summary of each remote and \
             "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG).
+
+            \(Exit.help("check-config"))
             """)
 
     @OptionGroup var options: ConfigOptions

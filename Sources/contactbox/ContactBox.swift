@@ -10,9 +10,10 @@ struct ContactBox: ParsableCommand {
         commandName: "contactbox",
         abstract: "Keeps a household's contacts in a local store and in step with their address books.",
         discussion: """
-            The store is one SQLite file: /var/lib/contactbox/contacts.sqlite on the appliance, or the path given \
-            with --db or the CONTACTBOX_DB environment variable. Remotes are set up in \
-            /etc/contactbox/contactbox.toml (--config, CONTACTBOX_CONFIG).
+            The store is one SQLite file, the same for every command: the path given with --db, else the \
+            CONTACTBOX_DB environment variable, else the configuration's store, else \
+            /var/lib/contactbox/contacts.sqlite. Remotes are set up in /etc/contactbox/contactbox.toml (--config, \
+            CONTACTBOX_CONFIG).
 
             \(Exit.summary)
             """,

@@ -12,7 +12,7 @@ struct DeleteCommand: ParsableCommand {
             brings it back, and `contactbox undo RUN` takes the whole delete back (the run number is printed). The \
             next sync carries the deletions to every remote, through the sync's guard against mass deletions.
 
-            \(Exit.summary)
+            \(Exit.help("delete"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -27,25 +27,34 @@ struct DeleteCommand: ParsableCommand {
     func run() throws {
         let contacts = try store.open()
         var missing = false
-        var deleted = 0
         do {
-            let runID = try contacts.beginOperation(.delete, note: uids.joined(separator: " "))
-            for uid in uids {
-                let name = try contacts.contact(uid: uid)?.displayName
-                if try contacts.delete(uid: uid, reason: "deleted on the command line", runID: runID) {
-                    print("deleted  " + printable(name ?? "") + "  " + printable(uid))
-                    deleted += 1
+            // Every UID is looked up first: when none names a contact, nothing was done and no run is recorded.
+            var present: [(uid: String, name: String)] = []
+            var seen = Set<String>()
+            for uid in uids where seen.insert(uid).inserted {
+                let found = try contacts.contact(uid: uid)
+                if let found, !found.deleted {
+                    present.append((uid, found.displayName))
                 } else {
-                    Terminal.error("no contact with UID \(printable(uid)) (never stored, or deleted already)")
+                    Terminal.error(MissingContact.text(uid: uid, found: found))
                     missing = true
                 }
             }
-            try contacts.finishOperation(id: runID)
-            Terminal.note(
-                "Deleted \(deleted) contact\(deleted == 1 ? "" : "s") (run \(runID); `contactbox undo \(runID)` takes it back)."
-            )
+            if !present.isEmpty {
+                let runID = try contacts.beginOperation(.delete, note: present.map(\.uid).joined(separator: " "))
+                var deleted = 0
+                for (uid, name) in present
+                where try contacts.delete(uid: uid, reason: "deleted on the command line", runID: runID) {
+                    print("deleted  " + printable(name) + "  " + printable(uid))
+                    deleted += 1
+                }
+                try contacts.finishOperation(id: runID)
+                Terminal.note(
+                    "Deleted \(deleted) contact\(deleted == 1 ? "" : "s") (run \(runID); `contactbox undo \(runID)` takes it back)."
+                )
+            }
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         if missing { throw Exit.findings }

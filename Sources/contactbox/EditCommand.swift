@@ -18,7 +18,7 @@ struct EditCommand: ParsableCommand {
             card that cannot be read, or with another UID, is refused (exit 65) and the file kept for another try. \
             The next sync carries the edit to every remote.
 
-            \(Exit.summary)
+            \(Exit.help("edit"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -30,16 +30,16 @@ struct EditCommand: ParsableCommand {
         let contacts = try store.open()
         let contact: StoredContact
         do {
-            guard let found = try contacts.contact(uid: uid), !found.deleted else {
-                Terminal.error(
-                    "no contact with UID \(printable(uid)) (deleted ones come back with `contactbox restore`)")
+            let found = try contacts.contact(uid: uid)
+            guard let found, !found.deleted else {
+                Terminal.error(MissingContact.text(uid: uid, found: found))
                 throw Exit.findings
             }
             contact = found
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         let path = try Self.writeTemporaryFile(contact.vcard)
@@ -72,7 +72,7 @@ struct EditCommand: ParsableCommand {
                     ? "Saved \(printable(card.displayName)) (run \(runID); the old version is in `contactbox history \(printable(uid))`)."
                     : "No change.")
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error) (your text is in \(path))")
+            Terminal.error("cannot write to the store \(contacts.path): \(error) (your text is in \(path))")
             throw Exit.ioError
         }
     }

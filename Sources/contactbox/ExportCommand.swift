@@ -19,7 +19,7 @@ struct ExportCommand: ParsableCommand {
             (local time unless it ends in Z or an offset), or a span back from now (90m, 2h, 3d). A TIME before \
             history that retention has pruned gives a warning on stderr: the export may not be the store as it was.
 
-            \(Exit.summary)
+            \(Exit.help("export"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -61,7 +61,7 @@ struct ExportCommand: ParsableCommand {
             throw Exit.cannotCreate
         } catch {
             progress.finish()
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         progress.finish()

@@ -14,7 +14,7 @@ struct HistoryCommand: ParsableCommand {
             an undo, each with its run number for `contactbox undo`) and a summary: the name and which fields \
             changed. For an update, the version shown by number is the one before the change.
 
-            \(Exit.summary)
+            \(Exit.help("history"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -58,7 +58,7 @@ struct HistoryCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

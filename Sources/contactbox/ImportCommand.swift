@@ -14,6 +14,8 @@ struct ImportCommand: ParsableCommand {
             and line and skipped alone. An exact duplicate of a stored contact is merged; a card whose UID is \
             taken by a different contact is kept too, under a fresh UID, unless --update is given: then it \
             replaces that contact, whose old version stays in the store's history.
+
+            \(Exit.help("import"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -30,7 +32,7 @@ struct ImportCommand: ParsableCommand {
         do {
             runID = try contacts.beginOperation(.import, note: inputs.joined(separator: " "))
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         // The chunks committed before a failure stay, and the run with them, so that `undo` can take them back.
@@ -56,7 +58,7 @@ struct ImportCommand: ParsableCommand {
             } catch {
                 importer.finish()
                 outcome = .failed
-                Terminal.error("cannot write to the store \(store.path): \(error)")
+                Terminal.error("cannot write to the store \(contacts.path): \(error)")
                 throw Exit.ioError
             }
         }

@@ -6,7 +6,8 @@ import SafeText
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List contacts by name: one per line, the name, a tab, and the UID.")
+        abstract: "List contacts by name: one per line, the name, a tab, and the UID.",
+        discussion: Exit.help("list"))
 
     @OptionGroup var store: StoreOptions
 
@@ -23,7 +24,7 @@ struct ListCommand: ParsableCommand {
                 listed += 1
             }
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         if listed == 0, search != nil { throw Exit.findings }

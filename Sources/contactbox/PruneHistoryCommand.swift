@@ -16,11 +16,10 @@ struct PruneHistoryCommand: ParsableCommand {
             Rows go in chunks of at most 100 per transaction. Pruned history cannot be restored: `restore --as-of` \
             and `undo` of runs older than max_age no longer see what was pruned.
 
-            \(Exit.summary)
+            \(Exit.help("prune-history"))
             """)
 
     @OptionGroup var store: StoreOptions
-    @OptionGroup var config: ConfigOptions
 
     @Option(help: ArgumentHelp("Keep versions younger than this (90d, 12h).", valueName: "duration"))
     var maxAge: String?
@@ -36,10 +35,12 @@ struct PruneHistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        var settings = access(config.path, F_OK) == 0 ? try config.load().history : HistorySettings()
+        let config = store.config
+        let configuration = access(config.path, F_OK) == 0 ? try config.load() : nil
+        var settings = configuration?.history ?? HistorySettings()
         if let maxAge, let span = Configuration.duration(maxAge) { settings.maxAge = span }
         if let maxVersions { settings.maxVersions = maxVersions == 0 ? nil : maxVersions }
-        let contacts = try store.open()
+        let contacts = try store.open(configuration: configuration)
         do {
             let removed = try contacts.pruneHistory(
                 ContactStore.Retention(maxAge: settings.maxAge, maxVersions: settings.maxVersions))
@@ -48,7 +49,7 @@ struct PruneHistoryCommand: ParsableCommand {
                 "Removed \(removed) history row\(removed == 1 ? "" : "s"); \(size.rows) kept"
                     + " (\(HistorySize.text(size.bytes)) of versions).")
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

@@ -24,7 +24,7 @@ struct RestoreCommand: ParsableCommand {
             a long press of the button confirms them. History older than the retention is gone: a time before it \
             gives the oldest state still known, with a warning on stderr that says up to when history was pruned.
 
-            \(Exit.summary)
+            \(Exit.help("restore"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -67,7 +67,7 @@ struct RestoreCommand: ParsableCommand {
         } catch let error as ValidationError {
             throw error
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

@@ -14,7 +14,7 @@ struct RunsCommand: ParsableCommand {
             created, updated, deleted) and, for a sync, its counts on the remote's side. `contactbox undo N` takes \
             a run back.
 
-            \(Exit.summary)
+            \(Exit.help("runs"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -36,7 +36,7 @@ struct RunsCommand: ParsableCommand {
                         ? Self.json(run, remote: remote, store: store) : Self.line(run, remote: remote, store: store))
             }
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
     }

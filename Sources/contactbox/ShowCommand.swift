@@ -5,7 +5,7 @@ import SafeText
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print one contact's vCard.")
+        commandName: "show", abstract: "Print one contact's vCard.", discussion: Exit.help("show"))
 
     @OptionGroup var store: StoreOptions
 
@@ -18,11 +18,11 @@ struct ShowCommand: ParsableCommand {
         do {
             contact = try contacts.contact(uid: uid)
         } catch {
-            Terminal.error("cannot read the store \(store.path): \(error)")
+            Terminal.error("cannot read the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         guard let contact, !contact.deleted else {
-            Terminal.error("no contact with UID \(uid)")
+            Terminal.error(MissingContact.text(uid: uid, found: contact))
             throw Exit.findings
         }
         print(printable(contact.vcard, keepingLayout: true), terminator: "")

@@ -21,7 +21,7 @@ struct UndoCommand: ParsableCommand {
 
             Exit 1 also when some contacts were skipped, or RUN is unknown or has not finished.
 
-            \(Exit.summary)
+            \(Exit.help("undo"))
             """)
 
     @OptionGroup var store: StoreOptions
@@ -41,7 +41,7 @@ struct UndoCommand: ParsableCommand {
             Terminal.error(error.message)
             throw Exit.findings
         } catch {
-            Terminal.error("cannot write to the store \(store.path): \(error)")
+            Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
         Terminal.note(RestoreCommand.summaryText(summary, what: "Undo of run \(runID)", dryRun: dryRun))

@@ -39,7 +39,9 @@ struct HTTPSCommandTests {
         #expect(try contactbox(["check-config", "--config", trusted]).status == 0)
         let synced = try contactbox(["sync", "--config", trusted])
         #expect(synced.status == 0, "\(synced.stderr)")
-        #expect(synced.stdout.contains("radicale: synced: 2 uploaded"), "\(synced.stdout)")
+        #expect(
+            synced.stdout.contains("radicale: synced: store: 0 downloaded, 0 updated, 0 deleted; server: 2 uploaded"),
+            "\(synced.stdout)")
         #expect(directoryEntries(server.collectionFolder()).filter { $0.hasSuffix(".vcf") }.count == 2)
 
         // discover: the remote's ca_file, or --ca-file for an account given on the command line.

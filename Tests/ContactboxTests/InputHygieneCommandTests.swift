@@ -53,7 +53,10 @@ struct InputHygieneCommandTests {
         #expect(try contactbox(["show", "--db", work.db, "a[2Jb"]).status == 0)
         let second = try contactbox(["sync", "--config", config])
         #expect(
-            second.status == 0 && second.stdout.contains("0 uploaded, 0 downloaded, 0 updated, 0 deleted"), "\(second)")
+            second.status == 0
+                && second.stdout.contains(
+                    "store: 0 downloaded, 0 updated, 0 deleted; server: 0 uploaded, 0 updated, 0 deleted"),
+            "\(second)")
         #expect(try contactbox(["check", "--db", work.db]).status == 0)
     }
 }

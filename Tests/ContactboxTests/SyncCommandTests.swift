@@ -37,8 +37,9 @@ struct SyncCommandTests {
 
         let first = try contactbox(["sync", "--config", config])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("radicale: synced: 2 uploaded"))
-        #expect(first.stdout.contains("nas: synced: 2 uploaded"))
+        #expect(
+            first.stdout.contains("radicale: synced: store: 0 downloaded, 0 updated, 0 deleted; server: 2 uploaded"))
+        #expect(first.stdout.contains("nas: synced: store: 0 downloaded, 0 updated, 0 deleted; server: 2 uploaded"))
         #expect(FileManager.default.fileExists(atPath: work.path + "/nas/ann.vcf"))
         let onServer = try server.request("GET", server.addressBookURL() + "bob.vcf")
         #expect(onServer.status == 200 && onServer.body.contains("FN:Bob"))

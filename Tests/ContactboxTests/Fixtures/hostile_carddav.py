@@ -16,6 +16,14 @@ it listens. The book holds good1.vcf and good2.vcf plus what the scenario (the f
   forgets-tokens  nothing added or broken: a stand-in for a real server seen answering a sync token it no longer
                   knew with every member and no removal (RFC 6578 asks for DAV:valid-sync-token), which the
                   sync-collection of every scenario here does
+  html-200        listings (REPORT, PROPFIND Depth 1) answer 200 with an HTML error page (database down)
+  text-200        listings answer 200 with plain text
+  no-well-known   /.well-known/carddav answers 404
+
+Whatever the scenario, other paths stand in for the rest of a server, for discovery: /.well-known/carddav names
+the principal /principal/, whose home set /home/ holds the address books /home/a/ ("A") and /home/b/ ("B") and
+the calendar /home/cal/; /cal/ is a calendar, /other/ answers 403 (another user's principal), /locked/ 401, and
+/login/ answers PROPFIND with 200 and a web page (a browser's address copied); anything else is 404.
 
 Writes are taken (201 with a fresh ETag) and every request line and header block is appended to the file given
 as the second argument, so that the test can see where each request went and what it carried.
@@ -107,9 +115,69 @@ class Handler(BaseHTTPRequestHandler):
             data = gzip.compress(data)
         self.answer(207, data, headers)
 
+    def page(self, status, text, content_type):
+        self.answer(status, text.encode(), [("Content-Type", content_type)])
+
+    def broken_page(self):
+        """A listing answered 200 with what is no CardDAV answer: True when the scenario does that."""
+        if SCENARIO == "html-200":
+            self.page(200, "<!DOCTYPE html>\n<html>\n<head>\n<title>\n  Database &amp; cache\n  down</title></head>"
+                      "<body>Error 1045: access denied for user 'www'</body></html>", "text/html")
+        elif SCENARIO == "text-200":
+            self.page(200, "Service temporarily down for maintenance\nsecond line", "text/plain")
+        else:
+            return False
+        return True
+
+    def discovery(self):
+        """The rest of a server, for discovery: True when the path was one of its own."""
+        path = self.path
+        depth = self.headers.get("Depth")
+        collection = b"<d:resourcetype><d:collection/></d:resourcetype>"
+        calendar = (b'<d:resourcetype xmlns:cal="urn:ietf:params:xml:ns:caldav"><d:collection/><cal:calendar/>'
+                    b"</d:resourcetype>")
+
+        def book(name):
+            return (b"<d:resourcetype><d:collection/><c:addressbook/></d:resourcetype><d:displayname>" + name
+                    + b"</d:displayname>")
+        if path.startswith("/.well-known/carddav"):
+            if SCENARIO == "no-well-known":
+                self.answer(404)
+            else:
+                self.multistatus(multistatus([response(
+                    b"/.well-known/carddav", collection
+                    + b"<d:current-user-principal><d:href>/principal/</d:href></d:current-user-principal>")]))
+        elif path == "/principal/":
+            self.multistatus(multistatus([response(
+                b"/principal/", b"<c:addressbook-home-set><d:href>/home/</d:href></c:addressbook-home-set>")]))
+        elif path == "/home/":
+            members = [response(b"/home/", collection)]
+            if depth == "1":
+                members += [response(b"/home/a/", book(b"A")), response(b"/home/b/", book(b"B")),
+                            response(b"/home/cal/", calendar)]
+            self.multistatus(multistatus(members))
+        elif path == "/cal/":
+            self.multistatus(multistatus([response(b"/cal/", calendar)]))
+        elif path == "/other/":
+            self.answer(403)
+        elif path == "/locked/":
+            self.answer(401, headers=[("WWW-Authenticate", 'Basic realm="stand-in"')])
+        elif path == "/login/":
+            self.page(200, "<!DOCTYPE html>\n<html><head><title>Sign in &amp; \x1b[2Jsync</title></head>"
+                      "<body><form>...</form></body></html>", "text/html; charset=utf-8")
+        elif not path.startswith("/book/"):
+            self.answer(404)
+        else:
+            return False
+        return True
+
     def do_PROPFIND(self):
         request = self.body()
         self.record(request)
+        if self.discovery():
+            return
+        if self.headers.get("Depth") != "0" and self.broken_page():
+            return
         if self.headers.get("Depth") == "0":
             props = (b"<d:resourcetype><d:collection/><c:addressbook/></d:resourcetype>"
                      b"<d:supported-report-set><d:supported-report><d:report><d:sync-collection/></d:report>"
@@ -122,6 +190,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_REPORT(self):
         request = self.body()
         self.record(request)
+        if self.broken_page():
+            return
         if b"sync-collection" in request:
             self.multistatus(multistatus([response(href, b"<d:getetag>" + item[0] + b"</d:getetag>")
                                           for href, item in ITEMS.items()], token=True))

@@ -56,7 +56,14 @@ final class RequestHandler: Sendable {
         guard let state = requestState.pointee else {
             // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body
             // announced as too large before a byte of it is read; answering early also makes MHD close the
-            // connection instead of reading the rest.
+            // connection instead of reading the rest. Framing comes first: after an ambiguous head nothing on the
+            // connection can be trusted to be what it seems.
+            guard RequestFraming.of(connection).isUnambiguous else {
+                logger.info(
+                    "Status request with an ambiguous body length refused",
+                    metadata: ["status.client": "\(clientAddress(connection))"])
+                return respond(connection, method: method, path: path, .ambiguousFraming)
+            }
             let host = header(connection, "Host")
             switch allowedHosts.check(host, httpVersion: String(cString: version)) {
             case .allowed: break

@@ -171,20 +171,21 @@ final class RequestHandler: Sendable {
     }
 
     /// nil when the request carries the right password; else the answer: 401 to ask for it, 429 while its client
-    /// is locked out for guessing (``PasswordAttempts``). Each wrong password is logged with the client's address,
-    /// never with what was tried.
+    /// is locked out for guessing or the box's budget of wrong passwords is spent (``PasswordAttempts``). Each wrong
+    /// password is logged with the client's address, never with what was tried.
     private func checkPassword(_ connection: OpaquePointer, password: [UInt8]) -> Response? {
         let client = clientAddress(connection)
+        let key = PasswordAttempts.key(for: client)
         let now = clock()
-        if let wait = attempts.withLock({ $0.wait(for: client, now: now) }) {
+        if let wait = attempts.withLock({ $0.wait(for: key, now: now) }) {
             return .tooManyRequests(retryAfter: wait)
         }
         switch isAuthorized(connection, password: password) {
         case true:
-            attempts.withLock { $0.succeeded(client) }
+            attempts.withLock { $0.succeeded(key, now: now) }
             return nil
         case false:
-            let (failures, lockout) = attempts.withLock { $0.failed(client, now: now) }
+            let (failures, lockout) = attempts.withLock { $0.failed(key, now: now) }
             var metadata: Logger.Metadata = ["status.client": "\(client)", "status.failures": "\(failures)"]
             if let lockout { metadata["status.retry_after"] = "\(lockout.wholeSecondsRoundingUp)s" }
             logger.notice(

@@ -16,7 +16,7 @@ enum Response {
     /// waits for the button), with why.
     case conflict(String)
     case unauthorized
-    /// The client sent too many wrong passwords: it may try again after this many seconds.
+    /// The client, or everyone together, sent too many wrong passwords: try again after this many seconds.
     case tooManyRequests(retryAfter: Duration)
     /// An HTTP/1.1 request without `Host`.
     case hostMissing
@@ -140,7 +140,8 @@ enum Response {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
         case .tooManyRequests(let wait):
-            "Too many wrong passwords from this address; try again in \(wait.wholeSecondsRoundingUp) seconds.\n"
+            "Too many wrong passwords (from this address, or at this box); try again in "
+                + "\(wait.wholeSecondsRoundingUp) seconds.\n"
         case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
         case .ambiguousFraming:
             "Bad request: give the body's length once, with Content-Length or Transfer-Encoding: chunked.\n"

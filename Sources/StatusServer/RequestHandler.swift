@@ -20,6 +20,8 @@ final class RequestHandler: Sendable {
     private let password: [UInt8]?
     private let allowedHosts: AllowedHosts
     private let attempts = Mutex(PasswordAttempts())
+    /// Each request's total deadline, kept by MHD's connection notifications.
+    let deadlines: RequestDeadlines
     /// Monotonic milliseconds, for the password lockouts.
     private let clock: @Sendable () -> Int64
 
@@ -31,6 +33,7 @@ final class RequestHandler: Sendable {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
         self.clock = clock
+        self.deadlines = RequestDeadlines(clock: clock)
         self.snapshot = snapshot
         self.syncNow = syncNow
         self.undo = undo

@@ -176,6 +176,23 @@ struct PasswordLimitTests {
         #expect(try status(server, password: Self.password).status == 200)
     }
 
+    @Test("Over the wire: once the box's budget is spent, new addresses get 429, one that logged in before is checked")
+    func globalBudgetOverTheWire() throws {
+        let clock = ManualClock()
+        let server = try makeServer(password: Self.password, clock: clock)
+        #expect(try status(server, password: Self.password, from: "127.0.1.1").status == 200)
+        var statuses: [Int] = []
+        for index in 1...30 { statuses.append(try status(server, password: "guess", from: "127.0.2.\(index)").status) }
+        #expect(statuses.filter { $0 == 401 }.count == PasswordAttempts.globalBurst)
+        #expect(statuses.filter { $0 == 429 }.count == 30 - PasswordAttempts.globalBurst)
+        let refused = try status(server, password: Self.password, from: "127.0.3.1")
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "6")
+        #expect(try status(server, password: Self.password, from: "127.0.1.1").status == 200)
+        clock.advance(PasswordAttempts.globalInterval)
+        #expect(try status(server, password: Self.password, from: "127.0.3.1").status == 200)
+    }
+
     @Test("Each wrong password is logged at notice with the client, never with the password")
     func logged() throws {
         let records = LogRecords()

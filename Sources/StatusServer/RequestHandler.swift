@@ -20,6 +20,8 @@ final class RequestHandler: Sendable {
     private let password: [UInt8]?
     private let allowedHosts: AllowedHosts
     private let attempts = Mutex(PasswordAttempts())
+    /// Each request's total deadline, kept by MHD's connection notifications.
+    let deadlines: RequestDeadlines
     /// Monotonic milliseconds, for the password lockouts.
     private let clock: @Sendable () -> Int64
 
@@ -31,6 +33,7 @@ final class RequestHandler: Sendable {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
         self.clock = clock
+        self.deadlines = RequestDeadlines(clock: clock)
         self.snapshot = snapshot
         self.syncNow = syncNow
         self.undo = undo
@@ -56,7 +59,14 @@ final class RequestHandler: Sendable {
         guard let state = requestState.pointee else {
             // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body
             // announced as too large before a byte of it is read; answering early also makes MHD close the
-            // connection instead of reading the rest.
+            // connection instead of reading the rest. Framing comes first: after an ambiguous head nothing on the
+            // connection can be trusted to be what it seems.
+            guard RequestFraming.of(connection).isUnambiguous else {
+                logger.info(
+                    "Status request with an ambiguous body length refused",
+                    metadata: ["status.client": "\(clientAddress(connection))"])
+                return respond(connection, method: method, path: path, .ambiguousFraming)
+            }
             let host = header(connection, "Host")
             switch allowedHosts.check(host, httpVersion: String(cString: version)) {
             case .allowed: break
@@ -164,20 +174,21 @@ final class RequestHandler: Sendable {
     }
 
     /// nil when the request carries the right password; else the answer: 401 to ask for it, 429 while its client
-    /// is locked out for guessing (``PasswordAttempts``). Each wrong password is logged with the client's address,
-    /// never with what was tried.
+    /// is locked out for guessing or the box's budget of wrong passwords is spent (``PasswordAttempts``). Each wrong
+    /// password is logged with the client's address, never with what was tried.
     private func checkPassword(_ connection: OpaquePointer, password: [UInt8]) -> Response? {
         let client = clientAddress(connection)
+        let key = PasswordAttempts.key(for: client)
         let now = clock()
-        if let wait = attempts.withLock({ $0.wait(for: client, now: now) }) {
+        if let wait = attempts.withLock({ $0.wait(for: key, now: now) }) {
             return .tooManyRequests(retryAfter: wait)
         }
         switch isAuthorized(connection, password: password) {
         case true:
-            attempts.withLock { $0.succeeded(client) }
+            attempts.withLock { $0.succeeded(key, now: now) }
             return nil
         case false:
-            let (failures, lockout) = attempts.withLock { $0.failed(client, now: now) }
+            let (failures, lockout) = attempts.withLock { $0.failed(key, now: now) }
             var metadata: Logger.Metadata = ["status.client": "\(client)", "status.failures": "\(failures)"]
             if let lockout { metadata["status.retry_after"] = "\(lockout.wholeSecondsRoundingUp)s" }
             logger.notice(

@@ -16,10 +16,13 @@ enum Response {
     /// waits for the button), with why.
     case conflict(String)
     case unauthorized
-    /// The client sent too many wrong passwords: it may try again after this many seconds.
+    /// The client, or everyone together, sent too many wrong passwords: try again after this many seconds.
     case tooManyRequests(retryAfter: Duration)
     /// An HTTP/1.1 request without `Host`.
     case hostMissing
+    /// A request whose body length two parsers could read differently (``RequestFraming``): 400, and the
+    /// connection closes so that nothing after it on the connection is read as a request.
+    case ambiguousFraming
     /// A `Host` the box does not answer to (DNS rebinding, or a name to add to `allowed_hosts`).
     case misdirected
     case forbidden
@@ -45,7 +48,7 @@ enum Response {
         case .conflict: UInt32(MHD_HTTP_CONFLICT)
         case .unauthorized: UInt32(MHD_HTTP_UNAUTHORIZED)
         case .tooManyRequests: UInt32(MHD_HTTP_TOO_MANY_REQUESTS)
-        case .hostMissing: UInt32(MHD_HTTP_BAD_REQUEST)
+        case .hostMissing, .ambiguousFraming: UInt32(MHD_HTTP_BAD_REQUEST)
         case .misdirected: UInt32(MHD_HTTP_MISDIRECTED_REQUEST)
         case .forbidden: UInt32(MHD_HTTP_FORBIDDEN)
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
@@ -88,9 +91,8 @@ enum Response {
             body.jsonNumber(run)
             body.raw("}\n")
             contentType = "application/json"
-        case .badRequest, .conflict, .unauthorized, .tooManyRequests, .hostMissing, .misdirected, .forbidden, .notFound,
-            .methodNotAllowed,
-            .contentTooLarge:
+        case .badRequest, .conflict, .unauthorized, .tooManyRequests, .hostMissing, .ambiguousFraming, .misdirected,
+            .forbidden, .notFound, .methodNotAllowed, .contentTooLarge:
             body = ByteWriter(capacity: 64)
             body.raw(errorText)
             contentType = "text/plain; charset=utf-8"
@@ -120,6 +122,11 @@ enum Response {
         if case .tooManyRequests(let wait) = self {
             added = added && MHD_add_response_header(response, "Retry-After", "\(wait.wholeSecondsRoundingUp)") == .YES
         }
+        if case .ambiguousFraming = self {
+            // MHD also closes a connection answered before its request was read (see `RequestHandler.handle`); the
+            // header says so to the client, and makes MHD close it after the response in any case.
+            added = added && MHD_add_response_header(response, "Connection", "close") == .YES
+        }
         // Out of memory in MHD: closing the connection is all that is left.
         guard added else { return .NO }
         if case .unauthorized = self {
@@ -133,8 +140,11 @@ enum Response {
         switch self {
         case .unauthorized: "This ContactBox asks for its status page password.\n"
         case .tooManyRequests(let wait):
-            "Too many wrong passwords from this address; try again in \(wait.wholeSecondsRoundingUp) seconds.\n"
+            "Too many wrong passwords (from this address, or at this box); try again in "
+                + "\(wait.wholeSecondsRoundingUp) seconds.\n"
         case .hostMissing: "Bad request: HTTP/1.1 needs a Host header.\n"
+        case .ambiguousFraming:
+            "Bad request: give the body's length once, with Content-Length or Transfer-Encoding: chunked.\n"
         case .misdirected:
             "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "
                 + "to allowed_hosts under [status] in the configuration.\n"

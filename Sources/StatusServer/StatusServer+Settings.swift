@@ -16,10 +16,12 @@ extension StatusServer {
         public var allowedHosts: [String]
         /// Connections open at once; MHD closes any beyond this as soon as it accepts them.
         public var maxConnections: Int
-        /// Connections open at once from one IP address, so that one misbehaving device cannot take them all;
-        /// nil for no such limit.
+        /// Connections open at once from one IP address (an IPv6 address counted whole, as MHD does), so that one
+        /// misbehaving device cannot take them all: 4 of the 16 by default, so that a few slow or hostile devices
+        /// still leave room for the household's. nil for no such limit.
         public var maxConnectionsPerClient: Int?
-        /// An idle connection is closed after this long (whole seconds: MHD takes no fraction).
+        /// An idle connection is closed after this long (whole seconds: MHD takes no fraction). A request that keeps
+        /// its connection busy with a byte now and then is closed 10 s after it began (``RequestDeadlines``).
         public var connectionTimeout: Duration
 
         /// Memory MHD may use per connection for reading the request and writing the response headers. A request
@@ -31,7 +33,7 @@ extension StatusServer {
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, password: String? = nil, allowedHosts: [String] = [],
-            maxConnections: Int = 16, maxConnectionsPerClient: Int? = 8, connectionTimeout: Duration = .seconds(10)
+            maxConnections: Int = 16, maxConnectionsPerClient: Int? = 4, connectionTimeout: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port

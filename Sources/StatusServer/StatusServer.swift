@@ -23,6 +23,8 @@ public final class StatusServer: Sendable {
     private let handler: RequestHandler
     /// The MHD daemon until stopped. MHD's handle is safe to stop from any thread; the lock makes `stop()` run once.
     private let daemon: Mutex<DaemonHandle?>
+    /// Closes connections past their request's deadline (``RequestDeadlines``).
+    private let watch: DeadlineWatch
 
     /// Starts listening on `settings.host` and `settings.port`.
     public convenience init(
@@ -44,12 +46,18 @@ public final class StatusServer: Sendable {
         logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
-        let socket = try ListenSocket.open(host: settings.host, port: settings.port)
         let allowedHosts = AllowedHosts(
             configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
             syncNow: syncNow, undo: undo, logger: logger)
+        guard let watch = DeadlineWatch(handler.deadlines) else {
+            throw StatusServerError(
+                code: .startFailed,
+                message: "Cannot show the status page on \(displayAddress(settings.host, settings.port)): no thread "
+                    + "or eventfd for its request deadlines (out of memory, or of threads or file descriptors?)")
+        }
+        let socket = try ListenSocket.open(host: settings.host, port: settings.port)
         // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
         // so MHD never uses the pointer after the handler is gone.
         let context = Unmanaged.passUnretained(handler).toOpaque()
@@ -65,9 +73,24 @@ public final class StatusServer: Sendable {
                     connection, path: url, method: method, version: version, uploadSize: uploadSize,
                     requestState: requestState)
             },
-            context, UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
+            context,
+            { context, connection, _, code in
+                guard let context, let connection else { return }
+                let deadlines = Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().deadlines
+                if cmhd_is_connection_start(code) != 0 {
+                    deadlines.opened(connection, descriptor: cmhd_connection_fd(connection))
+                } else {
+                    deadlines.closed(connection)
+                }
+            },
+            { context, connection, _, _ in
+                guard let context, let connection else { return }
+                Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().deadlines.completed(connection)
+            },
+            UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
             UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes)
         guard let started else {
+            watch.stop()
             socket.closeAfterFailedStart()
             throw StatusServerError(
                 code: .startFailed,
@@ -75,6 +98,7 @@ public final class StatusServer: Sendable {
                     + "thread or event loop (out of memory, or of threads or file descriptors?)")
         }
         self.handler = handler
+        self.watch = watch
         self.daemon = Mutex(DaemonHandle(pointer: started))
         self.port = socket.port
         self.address = socket.address
@@ -85,12 +109,16 @@ public final class StatusServer: Sendable {
     /// returns. Calling it again does nothing.
     public func stop() {
         guard let daemon = daemon.withLock({ $0.take() }) else { return }
+        watch.stop()
         // MHD owns the listen socket we gave it and closes it here; only a socket taken back with
         // MHD_quiesce_daemon would be ours to close:
         // > MHD_quiesce_daemon: Stop accepting connections from the listening socket. [...] Note that the caller is
         // > responsible for closing the returned socket
         MHD_stop_daemon(daemon.pointer)
     }
+
+    /// How many connections MHD has told us of and not yet closed, for tests to wait on.
+    var watchedConnections: Int { handler.deadlines.count }
 
     deinit {
         stop()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StatusServer
 
-@Suite("Password guesses are limited per client")
+@Suite("Password guesses are limited per client and for the whole box")
 struct PasswordLimitTests {
     static let password = "correct horse: battery"
 
@@ -35,7 +35,7 @@ struct PasswordLimitTests {
         for _ in 1...6 { _ = attempts.failed("a", now: 0) }
         #expect(attempts.wait(for: "a", now: 0) != nil)
         #expect(attempts.wait(for: "b", now: 0) == nil)
-        attempts.succeeded("a")
+        attempts.succeeded("a", now: 0)
         #expect(attempts.wait(for: "a", now: 0) == nil)
         #expect(attempts.failed("a", now: 0) == (1, nil))
 
@@ -48,15 +48,89 @@ struct PasswordLimitTests {
         #expect(attempts.failed("c", now: 2 * hour - 1) == (1, nil))
     }
 
-    @Test("At most 256 clients are remembered; the one that failed longest ago makes way")
-    func boundedTable() {
+    @Test("400 addresses with 5 guesses each have at most the box's budget of guesses checked")
+    func globalBudget() {
         var attempts = PasswordAttempts()
-        for _ in 1...5 { _ = attempts.failed("first", now: 0) }
-        for index in 1...1_000 { _ = attempts.failed("10.0.\(index / 256).\(index % 256)", now: Int64(index)) }
+        var checked = 0
+        var now: Int64 = 0
+        for index in 0..<400 {
+            for _ in 1...5 where attempts.wait(for: "10.0.\(index / 256).\(index % 256)", now: now) == nil {
+                _ = attempts.failed("10.0.\(index / 256).\(index % 256)", now: now)
+                checked += 1
+            }
+            now += 1
+        }
+        #expect(checked == PasswordAttempts.globalBurst)
+        #expect(attempts.wait(for: "10.9.9.9", now: now) == .milliseconds(6_000 - now))
+        // A minute later the bucket has refilled by ten, and no more.
+        now += 60_000
+        var later = 0
+        for index in 0..<400 where attempts.wait(for: "10.1.\(index / 256).\(index % 256)", now: now) == nil {
+            _ = attempts.failed("10.1.\(index / 256).\(index % 256)", now: now)
+            later += 1
+        }
+        #expect(later == 10)
+    }
+
+    @Test("A client that gave the right password before is still checked while the budget is spent")
+    func trustedClientChecked() {
+        var attempts = PasswordAttempts()
+        attempts.succeeded("192.168.1.30", now: 0)
+        for index in 0..<50 where attempts.wait(for: "10.0.0.\(index)", now: 0) == nil {
+            _ = attempts.failed("10.0.0.\(index)", now: 0)
+        }
+        #expect(attempts.wait(for: "10.0.1.1", now: 0) != nil)
+        #expect(attempts.wait(for: "192.168.1.30", now: 0) == nil)
+    }
+
+    @Test("A locked address stays locked while 300 others fail, however long the table grows")
+    func lockedStaysLocked() {
+        var attempts = PasswordAttempts()
+        for _ in 1...8 { _ = attempts.failed("first", now: 0) }
+        #expect(attempts.wait(for: "first", now: 0) == .seconds(8))
+        var now: Int64 = 0
+        for index in 0..<300 {
+            // One failure each, 6 s apart: within the box's budget, so every one is checked and remembered.
+            now += 6_000
+            #expect(attempts.wait(for: "10.0.\(index / 256).\(index % 256)", now: now) == nil)
+            _ = attempts.failed("10.0.\(index / 256).\(index % 256)", now: now)
+        }
+        #expect(attempts.count == 301)
+        // 30 minutes on, the 8th failure's 8 s are long past, but the count stands: the 9th locks for 16 s.
+        #expect(attempts.failed("first", now: now).failures == 9)
+        #expect(attempts.wait(for: "first", now: now) == .seconds(16))
+    }
+
+    @Test("A full table refuses a new client instead of forgetting one, until an entry expires")
+    func fullTableRefusesNewcomers() {
+        // The box's budget lifted, to fill the table at once.
+        var attempts = PasswordAttempts(globalBurst: 1_000_000)
+        var now: Int64 = 0
+        for index in 0..<PasswordAttempts.maxClients {
+            now += 1
+            _ = attempts.failed("10.\(index / 65536).\(index / 256 % 256).\(index % 256)", now: now)
+        }
         #expect(attempts.count == PasswordAttempts.maxClients)
-        #expect(attempts.wait(for: "first", now: 1_000) == nil)
-        #expect(attempts.wait(for: "10.0.3.232", now: 1_000) == nil)
-        #expect(attempts.failed("10.0.3.232", now: 1_001).failures == 2)
+        #expect(attempts.wait(for: "172.16.0.1", now: now) != nil)
+        #expect(attempts.wait(for: "10.0.0.5", now: now) == nil)
+        #expect(attempts.count == PasswordAttempts.maxClients)
+        // An hour after the first failures, their entries expire and make room.
+        now = 1 + PasswordAttempts.forgetAfter.wholeMilliseconds
+        #expect(attempts.wait(for: "172.16.0.1", now: now) == nil)
+        #expect(attempts.count < PasswordAttempts.maxClients)
+    }
+
+    @Test("Two IPv6 addresses in one /64 share a count; another /64 and IPv4 have their own")
+    func ipv6Prefix() {
+        #expect(PasswordAttempts.key(for: "2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(PasswordAttempts.key(for: "2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
+        #expect(PasswordAttempts.key(for: "2001:db8:1:3::1") == "2001:db8:1:3::/64")
+        #expect(PasswordAttempts.key(for: "192.168.1.20") == "192.168.1.20")
+        var attempts = PasswordAttempts()
+        for _ in 1...3 { _ = attempts.failed(PasswordAttempts.key(for: "2001:db8:1:2::1"), now: 0) }
+        let shared = attempts.failed(PasswordAttempts.key(for: "2001:db8:1:2:ffff::9"), now: 0)
+        #expect(shared.failures == 4)
+        #expect(attempts.failed(PasswordAttempts.key(for: "2001:db8:1:3::1"), now: 0).failures == 1)
     }
 
     private func status(
@@ -100,6 +174,23 @@ struct PasswordLimitTests {
         // Success forgets the failures: the next wrong one is the first again.
         #expect(try status(server, password: "guess").status == 401)
         #expect(try status(server, password: Self.password).status == 200)
+    }
+
+    @Test("Over the wire: once the box's budget is spent, new addresses get 429, one that logged in before is checked")
+    func globalBudgetOverTheWire() throws {
+        let clock = ManualClock()
+        let server = try makeServer(password: Self.password, clock: clock)
+        #expect(try status(server, password: Self.password, from: "127.0.1.1").status == 200)
+        var statuses: [Int] = []
+        for index in 1...30 { statuses.append(try status(server, password: "guess", from: "127.0.2.\(index)").status) }
+        #expect(statuses.filter { $0 == 401 }.count == PasswordAttempts.globalBurst)
+        #expect(statuses.filter { $0 == 429 }.count == 30 - PasswordAttempts.globalBurst)
+        let refused = try status(server, password: Self.password, from: "127.0.3.1")
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "6")
+        #expect(try status(server, password: Self.password, from: "127.0.1.1").status == 200)
+        clock.advance(PasswordAttempts.globalInterval)
+        #expect(try status(server, password: Self.password, from: "127.0.3.1").status == 200)
     }
 
     @Test("Each wrong password is logged at notice with the client, never with the password")

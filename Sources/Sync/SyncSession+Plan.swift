@@ -30,7 +30,9 @@ extension SyncSession {
                     uid: known.uid, base: known, local: try store.contact(uid: known.uid), remote: .unchangedSinceBase)
         }
         if let why = fetched.unreadable {
-            report.recordNote("\(book.name): \(fetched.href) cannot be read (\(why)); kept as it is, as unreadable")
+            report.recordNote(
+                "\(book.name): \(fetched.href) cannot be read (\(why)); it holds"
+                    + " \(Card.quoted(fetched.card.opaqueText ?? "")); kept as it is, as unreadable")
         }
         for note in fetched.notes { report.recordNote("\(book.name): \(fetched.href): \(note)") }
         var fetched = fetched

@@ -43,7 +43,9 @@ extension Card {
     /// Text in quotes, cut at 80 characters, a line break shown as `\n` so that the phrase stays one line.
     public static func quoted(_ text: String) -> String {
         let limit = 80
-        var shown = String(text.prefix(limit)).replacing("\r", with: "\\r").replacing("\n", with: "\\n")
+        // "\r\n" is one Character: replaced as such before either half alone.
+        var shown = String(text.prefix(limit)).replacing("\r\n", with: "\\r\\n").replacing("\r", with: "\\r")
+            .replacing("\n", with: "\\n")
         if text.count > limit { shown += "..." }
         return "\"\(shown)\""
     }

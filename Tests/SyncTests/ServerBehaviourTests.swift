@@ -151,6 +151,10 @@ struct OpaqueItemTests {
         #expect(first.counts.errors == 0)
         #expect(first.notes.count == 1)
         #expect(first.notes.first?.contains("broken.vcf cannot be read") == true)
+        #expect(
+            first.notes.first?.contains(#"it holds "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:broken-1\r\nFN:Half A Card"#)
+                == true,
+            "what the server holds, not only why it does not read: \(first.notes.first ?? "")")
         let stored = try #require(try fixture.store.contact(uid: "broken-1"))
         #expect(stored.vcard == Self.broken)
         #expect(stored.displayName == "Half A Card (unreadable)")

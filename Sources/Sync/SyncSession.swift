@@ -57,8 +57,10 @@ final class SyncSession {
         try settleLocalChanges()
         if holdDeletions {
             report.outcome = .needsConfirmation
-        } else if !options.dryRun, feed.newToken != remote.syncToken {
-            // Stored last: every change before the token is applied by now.
+        } else if !options.dryRun, feed.newToken != remote.syncToken, feed.skipped.isEmpty {
+            // Stored last: every change before the token is applied by now. Not past an item the listing named and
+            // this run could not use (an href too long or not UTF-8): each is an error of this run, and the next
+            // run, from the old token, lists it and says so again rather than never.
             try store.setSyncToken(feed.newToken, remoteID: remote.id)
         }
         if !options.dryRun, let concurrency = book.learnedWriteConcurrency, concurrency != remote.writeConcurrency {

@@ -19,6 +19,10 @@ it listens. The book holds good1.vcf and good2.vcf plus what the scenario (the f
   html-200        listings (REPORT, PROPFIND Depth 1) answer 200 with an HTML error page (database down)
   text-200        listings answer 200 with plain text
   no-well-known   /.well-known/carddav answers 404
+  long-href       one more member whose href is 200 KB long
+  cut-multiget    the first two addressbook-multigets' answers stop in the middle of their body (the connection
+                  closes): the one sent ahead, and the same sent again alone
+  trickle         listings (REPORT sync-collection, PROPFIND Depth 1) send their head, then a byte a second
 
 Whatever the scenario, other paths stand in for the rest of a server, for discovery: /.well-known/carddav names
 the principal /principal/, whose home set /home/ holds the address books /home/a/ ("A") and /home/b/ ("B") and
@@ -29,6 +33,7 @@ Writes are taken (201 with a fresh ETag) and every request line and header block
 as the second argument, so that the test can see where each request went and what it carried.
 """
 import gzip
+import re
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -54,6 +59,8 @@ elif SCENARIO == "bad-utf8-etag":
 elif SCENARIO == "control-charref":
     ITEMS[b"/book/bad.vcf"] = [b'"b1"', card("bad", "Vertical\x0bTab")]
 elif SCENARIO == "crlf-etag":
+elif SCENARIO == "long-href":
+    ITEMS[b"/book/" + b"x" * 200000 + b".vcf"] = [b'"l1"', card("long", "Long Href")]
     ITEMS[b"/book/bad.vcf"] = [b'"b1&#13;&#10;X-Injected: yes"', card("bad", "Bad ETag")]
 TOKEN = [1]
 
@@ -217,6 +224,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_PUT(self):
         data = self.body()
+            token = re.search(rb"<D:sync-token>([^<]*)</D:sync-token>", request)
+            with open(LOG, "ab") as log:
+                log.write(b"SYNC-FROM " + (token.group(1) if token else b"") + b"\n")
         self.record(data)
         TOKEN[0] += 1
         ITEMS[self.path.encode("latin-1")] = [b'"n%d"' % TOKEN[0], data]

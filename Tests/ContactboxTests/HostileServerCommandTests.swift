@@ -112,6 +112,18 @@ struct HostileServerCommandTests {
         #expect(server.requests().filter { $0.hasPrefix("SYNC-FROM") } == ["SYNC-FROM ", "SYNC-FROM "])
     }
 
+    @Test("a multiget cut off in the middle of its body is sent again, with the retries, and the sync ends well")
+    func cutMultiget() throws {
+        let work = try Workspace()
+        let server = try HostileCardDAVServer("cut-multiget", in: work)
+        let config = try configure(work, server)
+        let result = try contactbox(["sync", "--config", config])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try names(work) == ["Good One", "Good Two"])
+        let multigets = server.requests().filter { $0.hasPrefix("REPORT") }.count
+        #expect(multigets >= 4, "the sync-collection, the multiget sent ahead and sent again, both cut, and a retry")
+    }
+
     @Test("a card deleted on a server that answers any sync token with every card is deleted here by the next sync")
     func forgottenTokens() throws {
         let work = try Workspace()

@@ -64,6 +64,7 @@ elif SCENARIO == "long-href":
     ITEMS[b"/book/bad.vcf"] = [b'"b1&#13;&#10;X-Injected: yes"', card("bad", "Bad ETag")]
 TOKEN = [1]
 
+CUT = [0]
 
 def escaped(data):
     return data.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;").replace(b"\x0b", b"&#x0B;")
@@ -234,6 +235,17 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self):
         self.record(b"")
+        if SCENARIO == "cut-multiget" and CUT[0] < 2:
+            CUT[0] += 1
+            data = multistatus(answers)
+            self.send_response(207)
+            self.send_header("Content-Type", "application/xml; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         ITEMS.pop(self.path.encode("latin-1"), None)
         self.answer(204)
 

@@ -330,7 +330,7 @@ extension HTTPClient {
                 method: transfer.method, url: transfer.url, headers: try transfer.headerLines(),
                 hasBody: transfer.body != nil, bodyCount: transfer.body?.count ?? 0,
                 lowSpeedTime: transfer.lowSpeedTime ?? configuration.transferTimeout,
-                credentials: credentials, digest: usesDigest, context: transfer.context)
+                totalTimeout: try hopTimeout(), credentials: credentials, digest: usesDigest, context: transfer.context)
             transfer.hopStarted = .now
             try multi.add(easy)
             return easy
@@ -339,6 +339,16 @@ extension HTTPClient {
             idle.append(easy)
             throw HTTPError(error.kind, error.message, url: transfer.url)
         }
+    }
+
+    /// The total time the next hop may take: the configured one, capped by what is left before the deadline.
+    private func hopTimeout() throws(HTTPError) -> Duration {
+        guard let deadline = configuration.deadline else { return configuration.totalTimeout }
+        let left = deadline - .now
+        guard left > .zero else {
+            throw HTTPError(.timeout, "The time for this remote's turn ran out before the request could be sent")
+        }
+        return configuration.totalTimeout == .zero ? left : min(configuration.totalTimeout, left)
     }
 
     private enum HopOutcome {

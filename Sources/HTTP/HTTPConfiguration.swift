@@ -25,6 +25,10 @@ public struct HTTPConfiguration: Sendable {
     /// The time a whole transfer may take, whatever its progress, to the millisecond; zero means no cap. Five
     /// minutes carry a 2 MiB card over a 64 kbit/s link, and a 50,000-contact listing over 1 Mbit/s.
     public var totalTimeout: Duration
+    /// The end of the turn this client serves (one remote's sync in a pass), if any: each hop's total timeout is
+    /// capped by what is left of it, and a hop that would start after it fails at once with `.timeout`. So every
+    /// request and retry of a turn together end by this point, whatever each one's own limits.
+    public var deadline: ContinuousClock.Instant?
     /// A CA bundle file. Unset by default: loading the whole system bundle costs about 1 MB per connection.
     public var caFile: String?
     /// A directory of hashed CA certificates, looked up on demand. TLS verification is always on.
@@ -58,5 +62,6 @@ public struct HTTPConfiguration: Sendable {
         self.caPath = caPath
         self.maxConcurrent = maxConcurrent
         self.maxRedirects = maxRedirects
+        self.deadline = nil
     }
 }

@@ -286,10 +286,11 @@ final class SyncSession {
         }
     }
 
-    /// Ends the run between chunks when the daemon is stopping: everything committed so far stays, the token and
-    /// the watermark do not move, and the next run picks up from there.
+    /// Ends the run between chunks when the daemon is stopping, or the turn's deadline has passed: everything
+    /// committed so far stays, the token and the watermark do not move, and the next run picks up from there.
     func checkStop() throws {
         if options.shouldStop?() == true { throw SyncStopped() }
+        if let deadline = options.deadline, deadline.hasPassed { throw deadline.error(remote: book.name) }
     }
 }
 

@@ -67,7 +67,7 @@ final class EasyHandle {
     /// Sets up one hop: where, how, with which headers and credentials, and whose callbacks.
     func configure(
         method: String, url: String, headers: [String], hasBody: Bool, bodyCount: Int, lowSpeedTime: Duration,
-        totalTimeout: Duration, credentials: Credentials?, digest: Bool, context: TransferContext
+        totalTimeout: Duration, credentials: Credentials?, auth: HopAuth, context: TransferContext
     ) throws(HTTPError) {
         errorBuffer[0] = 0
         tlsNote.pointee.resumed = -1
@@ -91,7 +91,15 @@ final class EasyHandle {
         if let credentials {
             try set(CURLOPT_USERNAME, credentials.username)
             try set(CURLOPT_PASSWORD, credentials.password)
-            try set(CURLOPT_HTTPAUTH, Int(digest ? ccurl_auth_digest : ccurl_auth_basic))
+            let schemes =
+                switch auth {
+                case .basic: ccurl_auth_basic
+                case .digest: ccurl_auth_digest
+                // > If more than one bit is set, libcurl first queries the site to see which authentication methods
+                // > it supports and then picks the best one you allow it to use.
+                case .ask: ccurl_auth_basic | ccurl_auth_digest
+                }
+            try set(CURLOPT_HTTPAUTH, Int(schemes))
         } else {
             try set(CURLOPT_USERNAME, nil)
             try set(CURLOPT_PASSWORD, nil)
@@ -102,6 +110,16 @@ final class EasyHandle {
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA] {
             try set(option, pointer: userdata)
         }
+    }
+
+    /// How a hop with credentials authenticates.
+    enum HopAuth {
+        /// Basic, sent with the request.
+        case basic
+        /// Digest, answering the server's challenge (curl keeps the nonce for the next hops on this handle).
+        case digest
+        /// No credentials until the server's 401 says what it takes; then the best of Basic and Digest it offers.
+        case ask
     }
 
     /// Forgets the last hop's callbacks and header lines once the handle is out of the multi handle.

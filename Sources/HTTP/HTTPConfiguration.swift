@@ -4,8 +4,10 @@ public enum AuthScheme: Sendable, Equatable {
     case basic
     /// Digest (RFC 7616), answered after the server's first challenge.
     case digest
-    /// Starts with preemptive Basic; on a 401 whose `WWW-Authenticate` offers Digest, switches to Digest
-    /// for the rest of the client's life and sends the request again.
+    /// Asks the server first: sends no credentials until a 401's `WWW-Authenticate` says what it takes, and answers
+    /// with the best of Basic and Digest it offers (libcurl's choice); that scheme stays for the rest of the client's
+    /// life (Basic with the request from then on, Digest answering at once). A password never goes as Basic to a
+    /// server that offers Digest. Should a server later challenge Basic with Digest, Digest it is from then on.
     case automatic
 }
 

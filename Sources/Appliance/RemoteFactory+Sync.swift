@@ -6,18 +6,26 @@ extension RemoteFactory {
     /// Syncs one configured remote: opens it, runs the engine with the remote's own settings, and returns what the
     /// run did. The one path that `contactbox sync` and the daemon's pass share, so that they cannot drift apart.
     /// A failure that stops the run is in the report; opening the remote throws (`RemoteError` from discovery,
-    /// `ConfigurationError` for an unreadable password file), and so does the store failing.
+    /// `ConfigurationError` for an unreadable password file), and so does the store failing. The turn, discovery
+    /// included, ends by `turnLimit` (`TurnDeadline`).
     public func sync(
         _ remote: RemoteConfiguration, _ settings: SyncSettings, confirmDeletions: Bool, dryRun: Bool = false,
         fullCheck: Bool = false, shouldStop: (@Sendable () -> Bool)? = nil,
         progress: ((SyncProgress) -> Void)? = nil
     ) throws -> SyncReport {
-        let opened = try open(remote)
+        let deadline = TurnDeadline(limit: turnLimit)
+        let opened: OpenedRemote
+        do {
+            opened = try open(remote, deadline: deadline)
+        } catch let error as RemoteError {
+            throw deadline.replacing(error, remote: remote.name)
+        }
         var options = SyncOptions(
             policy: ConflictPolicy(remote.conflictPolicy), maxDeleteShare: settings.maxDeleteShare,
             confirmDeletions: confirmDeletions, dryRun: dryRun)
         options.fullCheck = fullCheck
         options.shouldStop = shouldStop
+        options.deadline = deadline
         let engine = SyncEngine(store: store, logger: logger)
         return try engine.sync(opened.book, remote: opened.remote, options: options, progress: progress)
     }

@@ -19,6 +19,9 @@ public struct RemoteFactory {
     public let logger: Logger
     public let userAgent: String
     public var retry = RetryPolicy()
+    /// How long one remote's turn in a pass may take, all its requests and retries together (`TurnDeadline`); a
+    /// test makes it short.
+    public var turnLimit = TurnDeadline.standardLimit
 
     public init(store: ContactStore, logger: Logger, userAgent: String) {
         self.store = store
@@ -26,7 +29,8 @@ public struct RemoteFactory {
         self.userAgent = userAgent
     }
 
-    public func open(_ configuration: RemoteConfiguration) throws -> OpenedRemote {
+    /// `deadline`: the end of the turn, which the remote's requests and retries keep.
+    public func open(_ configuration: RemoteConfiguration, deadline: TurnDeadline? = nil) throws -> OpenedRemote {
         switch configuration.kind {
         case .vdir(let folder, let createFolder):
             let book = try VdirAddressBook(name: configuration.name, folder: folder, createIfMissing: createFolder)
@@ -35,7 +39,7 @@ public struct RemoteFactory {
         case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
             let http = try Self.makeHTTPClient(
                 username: username, password: try password.read(), auth: auth, caFile: caFile, caPath: caPath,
-                concurrency: concurrency, userAgent: userAgent, logger: logger)
+                concurrency: concurrency, userAgent: userAgent, logger: logger, deadline: deadline?.end)
             let client = CardDAVClient(http: http, logger: logger)
             let remote = try prepareRemote(configuration.name, kind: .carddav, url: url)
             let info: AddressBookInfo
@@ -49,6 +53,8 @@ public struct RemoteFactory {
                 if info.supportedVersions.contains("4.0") { capabilities.append("4.0") }
                 try store.setDiscovery(bookURL: info.url, capabilities: capabilities, remoteID: remote.id)
             }
+            var retry = retry
+            retry.deadline = deadline?.end
             let book = CardDAVAddressBook(
                 name: configuration.name, book: info, client: client, retry: retry,
                 concurrency: remote.writeConcurrency ?? concurrency, maxConcurrency: concurrency, logger: logger)
@@ -58,7 +64,7 @@ public struct RemoteFactory {
 
     public static func makeHTTPClient(
         username: String, password: String, auth: RemoteConfiguration.AuthScheme, caFile: String?, caPath: String?,
-        concurrency: Int, userAgent: String, logger: Logger
+        concurrency: Int, userAgent: String, logger: Logger, deadline: ContinuousClock.Instant? = nil
     ) throws -> HTTPClient {
         var configuration = HTTPConfiguration()
         configuration.userAgent = userAgent
@@ -74,6 +80,7 @@ public struct RemoteFactory {
             configuration.caPath = caPath
         }
         configuration.maxConcurrent = concurrency
+        configuration.deadline = deadline
         return try HTTPClient(configuration, logger: logger)
     }
 

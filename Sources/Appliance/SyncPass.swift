@@ -18,6 +18,8 @@ public final class SyncPass {
     let isOnline: @Sendable () -> Bool
     /// The store's change sequence number when the restore points were last read (`refreshRestorePoints`).
     var restorePointsSeq: Int64?
+    /// How long each remote's turn may take (`TurnDeadline`); a test makes it short.
+    var turnLimit = TurnDeadline.standardLimit
 
     public init(
         store: ContactStore, board: StatusBoard, logger: Logger, userAgent: String,
@@ -65,7 +67,8 @@ public final class SyncPass {
         progress: @escaping (ApplianceState.SyncActivity) -> Void = { _ in }
     ) -> Result {
         let started = monotonicMillis()
-        let factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
+        var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
+        factory.turnLimit = turnLimit
         var worst = Result(state: .idle, schedule: .done)
         let remotes = configuration.remotes
         do {

@@ -25,6 +25,10 @@ extension CardDAVClient {
             let (truncated, summary) = try bookReport(
                 bookURL, depth: "0", body: DAVRequestBody.syncCollection(token: current)
             ) { response in
+                if let start = response.overlongHrefStart {
+                    if response.status != 404 { try onChange(.unusable(href: start, why: Self.overlongHref)) }
+                    return
+                }
                 if response.damaged.contains("href") {
                     // Not an href this store can have seen: skipping it loses nothing, and is reported.
                     if response.status != 404 {
@@ -84,9 +88,12 @@ extension CardDAVClient {
         return token
     }
 
+    /// Why an item whose href is over the parser's cap cannot be synced: no request can name it.
+    static let overlongHref = "its href is longer than \(MultistatusParser.Limits.maxTextBytes >> 10) KiB"
+
     /// Every item of a collection with its ETag, from a streamed PROPFIND with depth 1. The collection itself and
     /// sub-collections are left out; an item listed without a usable ETag gets "". An item whose href is not
-    /// UTF-8 goes to `onUnusable` instead.
+    /// UTF-8, or is too long to use, goes to `onUnusable` instead (named by the href's start).
     public func list(
         bookURL: String, onUnusable: (_ href: String, _ why: String) throws -> Void = { _, _ in },
         onItem: (_ href: String, _ etag: String) throws -> Void
@@ -97,6 +104,10 @@ extension CardDAVClient {
             "PROPFIND", bookURL, depth: "1", body: DAVRequestBody.propfind(["D:getetag", "D:resourcetype"]),
             lowSpeedTime: Self.listingLowSpeedTime
         ) { response in
+            if let start = response.overlongHrefStart {
+                try onUnusable(start, Self.overlongHref)
+                return
+            }
             guard !book.isNamed(by: response.href) else { return }
             if let status = response.status, !(200..<300).contains(status) { return }
             let properties = response.properties
@@ -112,17 +123,23 @@ extension CardDAVClient {
     /// Every card of a collection with its ETag, by one addressbook-query whose filter matches every card
     /// (`DAVRequestBody.queryAll`), streamed: `onItem` gets each item as it is read, as a multiget's. Sub-collections
     /// and the collection itself are left out. Returns false when the server cut the answer short (507 for the
-    /// collection, or `DAV:number-of-matches-within-limits`): the items given are then only some of the book's.
+    /// collection, or `DAV:number-of-matches-within-limits`): the items given are then only some of the book's; and
+    /// when it named an item by an href too long to use, which the listing that follows reports.
     public func queryAll(bookURL: String, version: String? = nil, onItem: (MultigetItem) throws -> Void) throws -> Bool
     {
         let path = DAVURL.path(of: bookURL)
         logger.debug("carddav query of every card", metadata: ["carddav.book": "\(path)"])
+        var unusable = false
         let (truncated, _) = try bookReport(bookURL, depth: "1", body: DAVRequestBody.queryAll(version: version)) {
             response in
+            guard response.overlongHrefStart == nil else {
+                unusable = true
+                return
+            }
             guard !response.properties.isCollection else { return }
             try onItem(Self.item(response, path: path))
         }
-        return !truncated
+        return !truncated && !unusable
     }
 
     /// A listing REPORT on the book, streamed: `onMember` gets every response but the book's own, which only says
@@ -136,7 +153,8 @@ extension CardDAVClient {
         let (_, summary) = try multistatus(
             "REPORT", bookURL, depth: depth, body: body, lowSpeedTime: Self.listingLowSpeedTime
         ) { response in
-            if book.isNamed(by: response.href) {
+            // An href over its cap is left empty, which would read as the book's own: the member goes on, named.
+            if response.overlongHrefStart == nil, book.isNamed(by: response.href) {
                 if response.status == 507 { truncated = true }
                 return
             }

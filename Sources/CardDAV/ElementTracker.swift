@@ -45,6 +45,9 @@ struct ElementTracker {
     /// Whether the text being kept had bytes replaced (see `damaged()`).
     private var textDamaged = false
     private var capacity = 0
+    /// The first bytes of a text over its cap, to name it in a message.
+    private var overflowStart: [UInt8] = []
+    static let startKept = 100
     private var buffer: [UInt8] = []
 
     mutating func start(localName: UnsafePointer<xmlChar>, uri: UnsafePointer<xmlChar>?, attributes: Attributes) {
@@ -166,6 +169,7 @@ struct ElementTracker {
         guard capturing, !overflowed else { return }
         if buffer.count + bytes.count > capacity {
             overflowed = true
+            overflowStart = Array((buffer.prefix(Self.startKept) + bytes.prefix(Self.startKept)).prefix(Self.startKept))
             buffer = []
         } else {
             buffer.append(contentsOf: bytes)
@@ -191,7 +195,9 @@ struct ElementTracker {
             summary.syncToken = endText()
             if damaged { summary.syncToken = nil }
         case .responseHref:
+            let start = overflowed ? String(decoding: overflowStart, as: UTF8.self) + "…" : nil
             response.href = endText(what: "href") ?? ""
+            response.overlongHrefStart = start
         case .responseStatus:
             response.status = endText(what: "status").flatMap(Self.statusCode)
         case .propstatStatus:
@@ -231,6 +237,7 @@ struct ElementTracker {
         overflowed = false
         textDamaged = false
         capacity = cap
+        overflowStart = []
         buffer.removeAll(keepingCapacity: true)
     }
 

@@ -14,6 +14,9 @@ public struct MultistatusResponse: Sendable, Equatable {
     /// The elements ("href", "getetag", "address-data" ...) whose bytes were not UTF-8 and were replaced by U+FFFD
     /// so that the rest of the multistatus could be read (`UTF8Repair`). Their values are not the server's.
     public var damaged: [String]
+    /// When the href was over its cap (`problem` says so, and `href` is empty): its first bytes, to name the item in
+    /// a message. Never an address to use.
+    public var overlongHrefStart: String?
 
     public init(
         href: String = "", status: Int? = nil, propstats: [Propstat] = [], errorConditions: [String] = [],

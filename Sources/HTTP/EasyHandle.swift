@@ -42,7 +42,7 @@ final class EasyHandle {
         // > seconds, libcurl considers the transfer too slow and aborts.
         // (LOW_SPEED_TIME is set per hop, in `configure`.)
         try set(CURLOPT_LOW_SPEED_LIMIT, configuration.lowSpeedLimit)
-        try set(CURLOPT_TIMEOUT_MS, Int(configuration.totalTimeout.wholeMilliseconds))
+        // (TIMEOUT_MS is set per hop too: what is left of the turn caps it.)
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         // Debian's libcurl loads its whole CA bundle into every connection unless told otherwise (~1 MB).
@@ -67,12 +67,15 @@ final class EasyHandle {
     /// Sets up one hop: where, how, with which headers and credentials, and whose callbacks.
     func configure(
         method: String, url: String, headers: [String], hasBody: Bool, bodyCount: Int, lowSpeedTime: Duration,
-        credentials: Credentials?, digest: Bool, context: TransferContext
+        totalTimeout: Duration, credentials: Credentials?, auth: HopAuth, context: TransferContext
     ) throws(HTTPError) {
         errorBuffer[0] = 0
         tlsNote.pointee.resumed = -1
         try set(CURLOPT_URL, url)
         try set(CURLOPT_LOW_SPEED_TIME, Int(lowSpeedTime.wholeSecondsRoundingUp))
+        // > TIMEOUT_MS: the maximum time in milliseconds that you allow the entire transfer operation to take.
+        // (0 means none; a cap is never below a millisecond.)
+        try set(CURLOPT_TIMEOUT_MS, totalTimeout == .zero ? 0 : max(1, Int(totalTimeout.wholeMilliseconds)))
         // > HTTPGET: forces the HTTP request to get back to using GET; also turns off UPLOAD and NOBODY.
         try set(CURLOPT_HTTPGET, 1)
         try set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
@@ -88,7 +91,15 @@ final class EasyHandle {
         if let credentials {
             try set(CURLOPT_USERNAME, credentials.username)
             try set(CURLOPT_PASSWORD, credentials.password)
-            try set(CURLOPT_HTTPAUTH, Int(digest ? ccurl_auth_digest : ccurl_auth_basic))
+            let schemes =
+                switch auth {
+                case .basic: ccurl_auth_basic
+                case .digest: ccurl_auth_digest
+                // > If more than one bit is set, libcurl first queries the site to see which authentication methods
+                // > it supports and then picks the best one you allow it to use.
+                case .ask: ccurl_auth_basic | ccurl_auth_digest
+                }
+            try set(CURLOPT_HTTPAUTH, Int(schemes))
         } else {
             try set(CURLOPT_USERNAME, nil)
             try set(CURLOPT_PASSWORD, nil)
@@ -99,6 +110,16 @@ final class EasyHandle {
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA] {
             try set(option, pointer: userdata)
         }
+    }
+
+    /// How a hop with credentials authenticates.
+    enum HopAuth {
+        /// Basic, sent with the request.
+        case basic
+        /// Digest, answering the server's challenge (curl keeps the nonce for the next hops on this handle).
+        case digest
+        /// No credentials until the server's 401 says what it takes; then the best of Basic and Digest it offers.
+        case ask
     }
 
     /// Forgets the last hop's callbacks and header lines once the handle is out of the multi handle.

@@ -17,6 +17,9 @@ public final class HTTPClient {
     private var handleCount = 0
     /// Set for the rest of the client's life once a server asked for Digest under `.automatic`.
     private var usesDigest: Bool
+    /// Under `.automatic`, whether a server's challenge has told which scheme it takes: until then each request asks
+    /// first (sends no credentials, answers the 401); after, Basic goes with the request, or Digest answers at once.
+    private var schemeKnown: Bool
     private var counts: [String: Int] = [:]
     private var connections = 0
     private var resumedSessions = 0
@@ -50,6 +53,7 @@ public final class HTTPClient {
         self.logger = logger
         multi = try MultiHandle(maxConnections: configuration.maxConcurrent)
         usesDigest = configuration.auth == .digest
+        schemeKnown = configuration.auth != .automatic
     }
 
     deinit {
@@ -321,7 +325,10 @@ extension HTTPClient {
         }
         do {
             let credentials = transfer.sendsCredentials ? configuration.credentials : nil
-            transfer.hopUsedBasic = credentials != nil && !usesDigest
+            let asks = !schemeKnown && !transfer.retriedAuthentication
+            let auth: EasyHandle.HopAuth = asks ? .ask : usesDigest ? .digest : .basic
+            transfer.hopUsedBasic = credentials != nil && auth == .basic
+            transfer.hopAsked = credentials != nil && auth == .ask
             transfer.context.prepareHop(body: transfer.body)
             transfer.context.isIntermediate = { [unowned self, unowned transfer] status, headers in
                 isIntermediate(transfer, status: status, headers: headers)
@@ -330,7 +337,7 @@ extension HTTPClient {
                 method: transfer.method, url: transfer.url, headers: try transfer.headerLines(),
                 hasBody: transfer.body != nil, bodyCount: transfer.body?.count ?? 0,
                 lowSpeedTime: transfer.lowSpeedTime ?? configuration.transferTimeout,
-                credentials: credentials, digest: usesDigest, context: transfer.context)
+                totalTimeout: try hopTimeout(), credentials: credentials, auth: auth, context: transfer.context)
             transfer.hopStarted = .now
             try multi.add(easy)
             return easy
@@ -341,6 +348,16 @@ extension HTTPClient {
         }
     }
 
+    /// The total time the next hop may take: the configured one, capped by what is left before the deadline.
+    private func hopTimeout() throws(HTTPError) -> Duration {
+        guard let deadline = configuration.deadline else { return configuration.totalTimeout }
+        let left = deadline - .now
+        guard left > .zero else {
+            throw HTTPError(.timeout, "The time for this remote's turn ran out before the request could be sent")
+        }
+        return configuration.totalTimeout == .zero ? left : min(configuration.totalTimeout, left)
+    }
+
     private enum HopOutcome {
         case again
         case done(Result<HTTPResponse, any Error>)
@@ -349,6 +366,11 @@ extension HTTPClient {
     /// Whether a response head belongs to a hop that will be followed by another (its body is not the caller's).
     private func isIntermediate(_ transfer: Transfer, status: Int, headers: [HTTPHeader]) -> Bool {
         if RedirectPolicy.isFollowed(status) && headers.first(named: "Location") != nil {
+            return true
+        }
+        if status == 401 && transfer.hopAsked && !transfer.retriedAuthentication {
+            // The challenge to a request that asked first, which curl answers in the same transfer; or, if that
+            // fails too, one more hop with the scheme now known.
             return true
         }
         return status == 401 && configuration.auth == .automatic && transfer.hopUsedBasic
@@ -391,13 +413,20 @@ extension HTTPClient {
         }
         metadata["http.status"] = "\(context.status)"
         logger.debug("HTTP request finished", metadata: metadata)
+        if transfer.hopAsked, !schemeKnown, let offered = easy.info(CURLINFO_HTTPAUTH_AVAIL) as Int?, offered != 0 {
+            // > CURLINFO_HTTPAUTH_AVAIL: a bitmask indicating the authentication method(s) available according to
+            // > the previous response. The server answered a challenge: its scheme, for the rest of the client's life.
+            usesDigest = UInt(offered) & UInt(ccurl_auth_digest) != 0
+            schemeKnown = true
+        }
 
         guard context.discardBody else {
             return .done(.success(HTTPResponse(status: context.status, headers: context.headers, url: transfer.url)))
         }
         if context.status == 401 {
-            // Under .automatic, a Digest challenge to our Basic credentials: Digest from now on.
-            usesDigest = true
+            // Under .automatic, a Digest challenge to our Basic credentials: Digest from now on. (A request that
+            // asked first and was refused goes once more, with the scheme the challenge told.)
+            if !transfer.hopAsked { usesDigest = true }
             transfer.retriedAuthentication = true
             return .again
         }

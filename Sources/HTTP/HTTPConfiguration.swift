@@ -4,8 +4,10 @@ public enum AuthScheme: Sendable, Equatable {
     case basic
     /// Digest (RFC 7616), answered after the server's first challenge.
     case digest
-    /// Starts with preemptive Basic; on a 401 whose `WWW-Authenticate` offers Digest, switches to Digest
-    /// for the rest of the client's life and sends the request again.
+    /// Asks the server first: sends no credentials until a 401's `WWW-Authenticate` says what it takes, and answers
+    /// with the best of Basic and Digest it offers (libcurl's choice); that scheme stays for the rest of the client's
+    /// life (Basic with the request from then on, Digest answering at once). A password never goes as Basic to a
+    /// server that offers Digest. Should a server later challenge Basic with Digest, Digest it is from then on.
     case automatic
 }
 
@@ -25,6 +27,10 @@ public struct HTTPConfiguration: Sendable {
     /// The time a whole transfer may take, whatever its progress, to the millisecond; zero means no cap. Five
     /// minutes carry a 2 MiB card over a 64 kbit/s link, and a 50,000-contact listing over 1 Mbit/s.
     public var totalTimeout: Duration
+    /// The end of the turn this client serves (one remote's sync in a pass), if any: each hop's total timeout is
+    /// capped by what is left of it, and a hop that would start after it fails at once with `.timeout`. So every
+    /// request and retry of a turn together end by this point, whatever each one's own limits.
+    public var deadline: ContinuousClock.Instant?
     /// A CA bundle file. Unset by default: loading the whole system bundle costs about 1 MB per connection.
     public var caFile: String?
     /// A directory of hashed CA certificates, looked up on demand. TLS verification is always on.
@@ -58,5 +64,6 @@ public struct HTTPConfiguration: Sendable {
         self.caPath = caPath
         self.maxConcurrent = maxConcurrent
         self.maxRedirects = maxRedirects
+        self.deadline = nil
     }
 }

@@ -92,7 +92,9 @@ extension HTTPError {
 
     static func kind(of code: CURLcode) -> Kind {
         switch code {
-        case CURLE_COULDNT_CONNECT, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_COULDNT_RESOLVE_PROXY:
+        // > CURLE_PARTIAL_FILE: a file transfer was shorter or larger than expected. A body cut off (the connection
+        // closed before its Content-Length, or its last chunk) is a connection that broke, worth another try.
+        case CURLE_COULDNT_CONNECT, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_COULDNT_RESOLVE_PROXY, CURLE_PARTIAL_FILE:
             return .connect
         case CURLE_COULDNT_RESOLVE_HOST:
             return .dns
@@ -106,7 +108,7 @@ extension HTTPError {
             return .tls
         case CURLE_WRITE_ERROR, CURLE_ABORTED_BY_CALLBACK, CURLE_READ_ERROR:
             return .aborted
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_GOT_NOTHING,
             CURLE_BAD_CONTENT_ENCODING, CURLE_TOO_MANY_REDIRECTS, CURLE_HTTP3, CURLE_UNSUPPORTED_PROTOCOL:
             return .protocolError
         default:

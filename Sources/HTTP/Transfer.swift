@@ -13,6 +13,8 @@ final class Transfer {
     var sendsCredentials: Bool
     /// Whether this hop authenticated with Basic (so a Digest challenge calls for another try).
     var hopUsedBasic = false
+    /// Whether this hop asked the server first (`.automatic` before its scheme is known).
+    var hopAsked = false
     var retriedAuthentication = false
     let context = TransferContext()
     var hopStarted = ContinuousClock.now

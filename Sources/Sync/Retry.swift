@@ -13,6 +13,8 @@ public struct RetryPolicy: Sendable {
     /// The waiting between retries in one run with one remote, all requests together: a server that keeps
     /// failing slowly ends the run within this, and the scheduler tries later.
     public var maxWaiting: Duration
+    /// The end of the remote's turn (`TurnDeadline`), if any: no retry is waited for that would end past it.
+    public var deadline: ContinuousClock.Instant?
     private var waited = WaitedTime()
     var sleep: @Sendable (Duration) -> Void
 
@@ -61,7 +63,7 @@ public struct RetryPolicy: Sendable {
 
     /// The wait before attempt `attempt + 1`: a random delay up to the doubled backoff, at least `Retry-After`;
     /// nil when the server asks for a longer wait than `maxRetryAfter`, or the waiting so far and this wait would
-    /// pass `maxWaiting`. Counted as waited.
+    /// pass `maxWaiting`, or it would end past the turn's deadline. Counted as waited.
     func delay(afterAttempt attempt: Int, retryAfter: Duration?) -> Duration? {
         let backoff = min(maxDelay, baseDelay * (1 << min(attempt - 1, 30)))
         var delay = backoff * Double.random(in: 0...1)
@@ -70,6 +72,7 @@ public struct RetryPolicy: Sendable {
             delay = max(delay, retryAfter)
         }
         guard waited.span + delay <= maxWaiting else { return nil }
+        if let deadline, ContinuousClock.now + delay >= deadline { return nil }
         waited.span += delay
         return delay
     }

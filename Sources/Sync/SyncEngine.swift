@@ -29,6 +29,7 @@ public final class SyncEngine {
         do {
             try session.run()
         } catch let error as RemoteError {
+            let error = options.deadline?.replacing(error, remote: book.name) ?? error
             session.report.fail(error)
             logger.warning("Sync stopped", metadata: ["sync.error": "\(error.message)"])
         } catch is SyncStopped {

@@ -14,6 +14,10 @@ public struct SyncOptions: Sendable {
     /// Asked between chunks; true ends the run after the chunk it just committed, with outcome `.interrupted`
     /// (the daemon stopping). The next run resumes where this one stopped.
     public var shouldStop: (@Sendable () -> Bool)?
+    /// The end of this remote's turn: past it, the run ends with `.tooSlow` between chunks, and a temporary failure
+    /// (the request it cut short) reads as the turn's (`TurnDeadline.error`). The remote's HTTP client and retry
+    /// policy keep the same deadline.
+    public var deadline: TurnDeadline?
 
     /// This many deletions never need confirmation, whatever the share: deleting one of three contacts on a phone
     /// must simply sync.

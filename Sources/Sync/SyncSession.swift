@@ -57,8 +57,10 @@ final class SyncSession {
         try settleLocalChanges()
         if holdDeletions {
             report.outcome = .needsConfirmation
-        } else if !options.dryRun, feed.newToken != remote.syncToken {
-            // Stored last: every change before the token is applied by now.
+        } else if !options.dryRun, feed.newToken != remote.syncToken, feed.skipped.isEmpty {
+            // Stored last: every change before the token is applied by now. Not past an item the listing named and
+            // this run could not use (an href too long or not UTF-8): each is an error of this run, and the next
+            // run, from the old token, lists it and says so again rather than never.
             try store.setSyncToken(feed.newToken, remoteID: remote.id)
         }
         if !options.dryRun, let concurrency = book.learnedWriteConcurrency, concurrency != remote.writeConcurrency {
@@ -284,10 +286,11 @@ final class SyncSession {
         }
     }
 
-    /// Ends the run between chunks when the daemon is stopping: everything committed so far stays, the token and
-    /// the watermark do not move, and the next run picks up from there.
+    /// Ends the run between chunks when the daemon is stopping, or the turn's deadline has passed: everything
+    /// committed so far stays, the token and the watermark do not move, and the next run picks up from there.
     func checkStop() throws {
         if options.shouldStop?() == true { throw SyncStopped() }
+        if let deadline = options.deadline, deadline.hasPassed { throw deadline.error(remote: book.name) }
     }
 }
 

@@ -92,6 +92,38 @@ struct HostileServerCommandTests {
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
+    @Test("an item whose href is 200 KB long is an error naming its start, on every run, and the token stays behind it")
+    func overlongHref() throws {
+        let work = try Workspace()
+        let server = try HostileCardDAVServer("long-href", in: work)
+        let config = try configure(work, server)
+        for run in 1...2 {
+            let result = try contactbox(["sync", "--config", config])
+            let output = result.stdout + result.stderr
+            #expect(result.status == 1, "run \(run): \(output)")
+            #expect(output.contains("2 downloaded") == (run == 1) && output.contains("1 errors"), "\(output)")
+            // Named by its start, bounded: one line of a few hundred bytes, not 200 KB.
+            let lines = output.split(separator: "\n").filter { $0.contains("its href is longer than 64 KiB") }
+            #expect(lines.count == 1, "run \(run): \(output.prefix(2000))")
+            #expect(lines.allSatisfy { $0.contains("/book/xxxxxxxx") && $0.utf8.count < 400 }, "\(lines)")
+        }
+        #expect(try names(work) == ["Good One", "Good Two"])
+        // Listed in, accounted for: two synced, one error; the second run asked again from the start.
+        #expect(server.requests().filter { $0.hasPrefix("SYNC-FROM") } == ["SYNC-FROM ", "SYNC-FROM "])
+    }
+
+    @Test("a multiget cut off in the middle of its body is sent again, with the retries, and the sync ends well")
+    func cutMultiget() throws {
+        let work = try Workspace()
+        let server = try HostileCardDAVServer("cut-multiget", in: work)
+        let config = try configure(work, server)
+        let result = try contactbox(["sync", "--config", config])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try names(work) == ["Good One", "Good Two"])
+        let multigets = server.requests().filter { $0.hasPrefix("REPORT") }.count
+        #expect(multigets >= 4, "the sync-collection, the multiget sent ahead and sent again, both cut, and a retry")
+    }
+
     @Test("a card deleted on a server that answers any sync token with every card is deleted here by the next sync")
     func forgottenTokens() throws {
         let work = try Workspace()

@@ -24,6 +24,20 @@ struct AuthenticationTests {
         #expect(response.header("WWW-Authenticate")?.hasPrefix("Basic") == true)
     }
 
+    @Test("Automatic asks the server first: no credentials until its challenge, then Basic with every request")
+    func automaticAsksFirst() throws {
+        let server = try TestServer()
+        let client = try makeClient(credentials: testCredentials, auth: .automatic)
+        let (first, _) = try client.send(HTTPRequest(method: "GET", url: server.base + "/basic"))
+        #expect(first.status == 200)
+        // The first try went without credentials and was challenged; the answer carried Basic.
+        #expect(try server.stats().unauthorized == 1)
+        let (second, body) = try client.send(HTTPRequest(method: "GET", url: server.base + "/basic"))
+        #expect(second.status == 200)
+        #expect(try echoedHeaders(body)["authorization"]?.hasPrefix("Basic ") == true)
+        #expect(try server.stats().unauthorized == 1)  // the scheme is known: no second challenge
+    }
+
     @Test("Automatic switches to Digest on a Digest challenge and keeps it, answering later challenges at once")
     func automaticSwitchesToDigest() throws {
         let server = try TestServer()
@@ -33,7 +47,7 @@ struct AuthenticationTests {
         #expect(first.status == 200)
         #expect(try json(firstBody)["body"] as? String == "BEGIN:VCARD")
         #expect(try echoedHeaders(firstBody)["authorization"]?.hasPrefix("Digest ") == true)
-        // Basic refused with a Digest challenge, which curl keeps and answers on the next try.
+        // Asked without credentials, challenged with Digest, which curl keeps and answers on the next try.
         #expect(try server.stats().unauthorized == 1)
         #expect(client.requestCounts["PUT"] == 2)
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Logging
 import Testing
 
 @Suite("Connections, timeouts and concurrency", .timeLimit(.minutes(10)))
@@ -57,6 +58,26 @@ struct ConnectionTests {
             _ = try client.send(HTTPRequest(method: "GET", url: server.base + path))
         }
         #expect(error?.kind == .timeout)
+    }
+
+    @Test("A deadline caps a request its own limits would let trickle on, and one past it is not sent")
+    func deadlineCapsTheRequest() throws {
+        let server = try TestServer()
+        var configuration = HTTPConfiguration(connectTimeout: .seconds(5))
+        // A byte a second stays well within a 240 s low-speed window and the 5-minute total: the deadline ends it.
+        configuration.deadline = .now + .seconds(2)
+        let client = try HTTPClient(configuration, logger: Logger(label: "HTTPTests"))
+        let slow = HTTPRequest(
+            method: "GET", url: server.base + "/trickle?n=600&interval=1", lowSpeedTime: .seconds(240))
+        let error = #expect(throws: HTTPError.self) { _ = try client.send(slow) }
+        #expect(error?.kind == .timeout)
+
+        let before = try server.stats().byMethod["GET"] ?? 0
+        let late = #expect(throws: HTTPError.self) {
+            _ = try client.send(HTTPRequest(method: "GET", url: server.base + "/sleep?seconds=0"))
+        }
+        #expect(late?.kind == .timeout)
+        #expect(try server.stats().byMethod["GET"] ?? 0 == before + 1)  // the second look at the stats alone
     }
 
     @Test("A closed port gives connect")

@@ -19,6 +19,10 @@ it listens. The book holds good1.vcf and good2.vcf plus what the scenario (the f
   html-200        listings (REPORT, PROPFIND Depth 1) answer 200 with an HTML error page (database down)
   text-200        listings answer 200 with plain text
   no-well-known   /.well-known/carddav answers 404
+  long-href       one more member whose href is 200 KB long
+  cut-multiget    the first two addressbook-multigets' answers stop in the middle of their body (the connection
+                  closes): the one sent ahead, and the same sent again alone
+  trickle         listings (REPORT sync-collection, PROPFIND Depth 1) send their head, then a byte a second
 
 Whatever the scenario, other paths stand in for the rest of a server, for discovery: /.well-known/carddav names
 the principal /principal/, whose home set /home/ holds the address books /home/a/ ("A") and /home/b/ ("B") and
@@ -29,7 +33,9 @@ Writes are taken (201 with a fresh ETag) and every request line and header block
 as the second argument, so that the test can see where each request went and what it carried.
 """
 import gzip
+import re
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SCENARIO = sys.argv[1]
@@ -53,9 +59,12 @@ elif SCENARIO == "bad-utf8-etag":
     ITEMS[b"/book/bad.vcf"] = [b'"b\xff1"', card("bad", "Bad ETag")]
 elif SCENARIO == "control-charref":
     ITEMS[b"/book/bad.vcf"] = [b'"b1"', card("bad", "Vertical\x0bTab")]
+elif SCENARIO == "long-href":
+    ITEMS[b"/book/" + b"x" * 200000 + b".vcf"] = [b'"l1"', card("long", "Long Href")]
 elif SCENARIO == "crlf-etag":
     ITEMS[b"/book/bad.vcf"] = [b'"b1&#13;&#10;X-Injected: yes"', card("bad", "Bad ETag")]
 TOKEN = [1]
+CUT = [0]
 
 
 def escaped(data):
@@ -85,6 +94,7 @@ def response(href, props):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    request_body = b""
 
     def log_message(self, *args):
         pass
@@ -96,7 +106,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def body(self):
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        self.request_body = self.rfile.read(length) if length else b""
+        return self.request_body
 
     def answer(self, status, data=b"", headers=()):
         self.send_response(status)
@@ -108,12 +119,32 @@ class Handler(BaseHTTPRequestHandler):
 
     def multistatus(self, data):
         headers = [("Content-Type", "application/xml; charset=utf-8")]
+        if SCENARIO == "trickle" and (self.command == "REPORT" and b"sync-collection" in self.request_body
+                                      or self.command == "PROPFIND" and self.headers.get("Depth") == "1"):
+            self.trickle(data, headers)
+            return
         if SCENARIO == "gzip":
             data = gzip.compress(data)
             headers.append(("Content-Encoding", "gzip"))
         elif SCENARIO == "gzip-unlabelled":
             data = gzip.compress(data)
         self.answer(207, data, headers)
+
+    def trickle(self, data, headers):
+        """The whole answer's head, then its body a byte a second, until the client goes away."""
+        self.send_response(207)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        try:
+            for index in range(len(data)):
+                self.wfile.write(data[index:index + 1])
+                self.wfile.flush()
+                time.sleep(1)
+        except OSError:
+            pass
+        self.close_connection = True
 
     def page(self, status, text, content_type):
         self.answer(status, text.encode(), [("Content-Type", content_type)])
@@ -193,6 +224,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.broken_page():
             return
         if b"sync-collection" in request:
+            token = re.search(rb"<D:sync-token>([^<]*)</D:sync-token>", request)
+            with open(LOG, "ab") as log:
+                log.write(b"SYNC-FROM " + (token.group(1) if token else b"") + b"\n")
             self.multistatus(multistatus([response(href, b"<d:getetag>" + item[0] + b"</d:getetag>")
                                           for href, item in ITEMS.items()], token=True))
             return
@@ -201,6 +235,17 @@ class Handler(BaseHTTPRequestHandler):
             if escaped(href) in request or href in request or b"bad" in href and b"bad" in request:
                 answers.append(response(href, b"<d:getetag>" + item[0] + b"</d:getetag><c:address-data>"
                                         + escaped(item[1]) + b"</c:address-data>"))
+        if SCENARIO == "cut-multiget" and CUT[0] < 2:
+            CUT[0] += 1
+            data = multistatus(answers)
+            self.send_response(207)
+            self.send_header("Content-Type", "application/xml; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         self.multistatus(multistatus(answers))
 
     def do_GET(self):

@@ -34,8 +34,8 @@ struct CheckConfigCommand: ParsableCommand {
     static func summary(of configuration: Configuration, path: String) -> String {
         let sync = configuration.sync
         var lines = [
-            "\(path):",
-            "  store: \(configuration.storePath)",
+            "\(Configuration.shown(path)):",
+            "  store: \(Configuration.shown(configuration.storePath))",
             "  daemon: syncs every \(Configuration.durationText(sync.interval)) and compares in full every "
                 + "\(Configuration.durationText(sync.fullCheck)) (`contactbox sync --full` compares in full now)",
             "  sync: deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
@@ -44,13 +44,15 @@ struct CheckConfigCommand: ParsableCommand {
             lines.append("  remote \"\(remote.name)\":")
             switch remote.kind {
             case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
-                lines.append("    carddav \(url)")
-                lines.append("    user: \(username), password: \(password), auth: \(auth.rawValue)")
+                lines.append("    carddav \(Configuration.shown(url))")
+                lines.append(
+                    "    user: \(Configuration.shown(username)), password: \(Configuration.shown(password.description)), auth: \(auth.rawValue)"
+                )
                 lines.append("    \(concurrency) request\(concurrency == 1 ? "" : "s") at a time")
-                if let caFile { lines.append("    CA file: \(caFile)") }
-                if let caPath { lines.append("    CA folder: \(caPath)") }
+                if let caFile { lines.append("    CA file: \(Configuration.shown(caFile))") }
+                if let caPath { lines.append("    CA folder: \(Configuration.shown(caPath))") }
             case .vdir(let folder, let createFolder):
-                lines.append("    vdir \(folder)\(createFolder ? " (created when missing)" : "")")
+                lines.append("    vdir \(Configuration.shown(folder))\(createFolder ? " (created when missing)" : "")")
             }
             lines.append("    conflicts: \(remote.conflictPolicy.rawValue) wins")
         }

@@ -19,9 +19,9 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         let path = options.path
-        let result = Configuration.validate(path: path)
-        var problems = result.errors
-        if let configuration = result.configuration { problems += configuration.resourceProblems(path: path) }
+        // The daemon's check at start and on SIGHUP, and what the box may lack besides.
+        let result = Configuration.check(path: path, boardsDirectory: BoardConfiguration.directory())
+        let problems = result.errors
         guard problems.isEmpty, let configuration = result.configuration else {
             for problem in problems { Terminal.error(problem.description) }
             Terminal.note("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(path).")
@@ -46,8 +46,8 @@ struct CheckConfigCommand: ParsableCommand {
             case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
                 lines.append("    carddav \(Configuration.shown(url))")
                 lines.append(
-                    "    user: \(Configuration.shown(username)), password: \(Configuration.shown(password.description)), auth: \(auth.rawValue)"
-                )
+                    "    user: \(Configuration.shown(username)), password: \(Configuration.shown(password.description)), "
+                        + "auth: \(auth.rawValue)")
                 lines.append("    \(concurrency) request\(concurrency == 1 ? "" : "s") at a time")
                 if let caFile { lines.append("    CA file: \(Configuration.shown(caFile))") }
                 if let caPath { lines.append("    CA folder: \(Configuration.shown(caPath))") }

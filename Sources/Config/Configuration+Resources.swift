@@ -57,12 +57,14 @@ extension Configuration {
             switch remote.kind {
             case .carddav(_, _, _, _, let caFile, let caPath, _):
                 if let caFile, access(caFile, R_OK) != 0 {
-                    problem(remote, "ca_file", "cannot read ca_file \(caFile): " + SystemError.text(errno))
+                    problem(
+                        remote, "ca_file",
+                        "cannot read ca_file \(Configuration.shown(caFile)): " + SystemError.text(errno))
                 } else if let caFile, let message = CertificateAuthorities.caFileProblem(caFile) {
                     problem(remote, "ca_file", message)
                 }
                 if let caPath, !SmallFile.isDirectory(caPath) {
-                    problem(remote, "ca_path", "ca_path \(caPath) is not a folder")
+                    problem(remote, "ca_path", "ca_path \(Configuration.shown(caPath)) is not a folder")
                 } else if let caPath, let message = CertificateAuthorities.caPathProblem(caPath) {
                     problem(remote, "ca_path", message)
                 }
@@ -70,14 +72,15 @@ extension Configuration {
                 if SmallFile.isDirectory(folder) {
                     if access(folder, R_OK | W_OK | X_OK) != 0 {
                         let reason = SystemError.text(errno)
-                        problem(remote, "folder", "cannot write to folder \(folder): " + reason)
+                        problem(remote, "folder", "cannot write to folder \(Configuration.shown(folder)): " + reason)
                     }
                 } else if SmallFile.exists(folder) {
-                    problem(remote, "folder", "folder \(folder) is not a folder")
+                    problem(remote, "folder", "folder \(Configuration.shown(folder)) is not a folder")
                 } else if !createFolder {
                     problem(
                         remote, "folder",
-                        "folder \(folder) does not exist: create it (is the disk mounted?) or set create_folder = true")
+                        "folder \(Configuration.shown(folder)) does not exist: create it (is the disk mounted?) or set create_folder = true"
+                    )
                 }
             }
         }

@@ -16,7 +16,7 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .file(let path): "password file \(path)"
+        case .file(let path): "password file \(Configuration.shown(path))"
         case .credential(let name): "credential \"\(name)\""
         }
     }

@@ -69,6 +69,16 @@ struct ConfigurationCheckTests {
         #expect(result.configuration?.remotes.map(\.name) == ["icloud"])
     }
 
+    @Test("A long password file path is shown by its first 80 characters and its length")
+    func showsLongPathShort() throws {
+        let directory = try TemporaryDirectory()
+        let password = "/" + String(repeating: "p", count: 4_999)
+        let result = Configuration.check(path: write(directory, password: password))
+        let problem = try #require(result.errors.first)
+        #expect(problem.description.contains("/" + String(repeating: "p", count: 79) + "… (5,000 bytes)"), "\(problem)")
+        #expect(problem.description.utf8.count < 400, "\(problem)")
+    }
+
     @Test("More remotes than the limit are one problem, on the line of the first one too many")
     func refusesTooManyRemotes() throws {
         func remotes(_ count: Int) -> String {

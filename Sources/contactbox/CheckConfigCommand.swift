@@ -10,7 +10,9 @@ struct CheckConfigCommand: ParsableCommand {
             Reads the configuration (/etc/contactbox/contactbox.toml, or the path given with --config or the \
             CONTACTBOX_CONFIG environment variable), checks every value, reads each password file or credential \
             (never printing it) and checks that vdir folders exist. Prints a summary of each remote and \
-            "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG).
+            "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG). `contactbox run` \
+            makes the same check of the values and password files at start (exit 78) and on SIGHUP (the old \
+            configuration stays); a missing folder, CA file or board file it reports as it runs.
 
             \(Exit.help("check-config"))
             """)

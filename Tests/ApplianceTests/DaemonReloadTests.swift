@@ -9,7 +9,7 @@ import Testing
 
 /// SIGHUP runs the check `check-config` and the start run: what they refuse leaves the running configuration in
 /// place, and the page's events say why. `.timeLimit` only guards against a reader that would wait on a FIFO.
-@Suite("The daemon's reload on SIGHUP", .timeLimit(.minutes(1)))
+@Suite("The daemon's reload on SIGHUP", .timeLimit(.minutes(5)))
 struct DaemonReloadTests {
     let directory: TemporaryDirectory
     let configPath: String

@@ -4,7 +4,7 @@ import Testing
 
 /// `check-config` and `run` refuse the same configurations, with exit 78 and the same words. `.timeLimit` only
 /// guards against a command that would wait on a FIFO.
-@Suite("check-config and the daemon's start run one check", .timeLimit(.minutes(2)))
+@Suite("check-config and the daemon's start run one check", .timeLimit(.minutes(5)))
 struct ConfigCheckCommandTests {
     /// A configuration whose CardDAV remote's password file holds `password` (and a newline).
     func makeConfig(_ workspace: Workspace, password: String) throws -> String {

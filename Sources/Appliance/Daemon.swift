@@ -399,11 +399,13 @@ public final class Daemon {
     func reload() {
         notifier.reloading()
         defer { notifier.ready(status: board.state.summary) }
-        let new: Configuration
-        do {
-            new = try Configuration.load(path: options.configPath)
-        } catch {
-            logger.error("Configuration not reloaded, the old one stays", metadata: ["config.error": "\(error)"])
+        // The check `check-config` and the start run: a password file turned into a FIFO or holding a NUL byte is
+        // refused here too, not found at the next login.
+        let result = Configuration.check(path: options.configPath)
+        guard let new = result.configuration, result.errors.isEmpty else {
+            var metadata: Logger.Metadata = ["config.error": "\(result.errors.first?.description ?? "unknown")"]
+            if result.errors.count > 1 { metadata["config.problems"] = "\(result.errors.count)" }
+            logger.error("Configuration not reloaded, the old one stays", metadata: metadata)
             return
         }
         if new.panel != configuration.panel || new.status != configuration.status {

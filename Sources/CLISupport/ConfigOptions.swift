@@ -33,6 +33,19 @@ public struct ConfigOptions: ParsableArguments {
         return configuration
     }
 
+    /// The configuration after the one check `check-config` runs too (``Configuration/check(path:boardsDirectory:)``:
+    /// its values and its passwords), or every problem on stderr and exit 78: for the daemon, which must not start
+    /// on what `check-config` refuses.
+    public func check() throws -> Configuration {
+        let result = Configuration.check(path: path)
+        guard result.errors.isEmpty, let configuration = result.configuration else {
+            for problem in result.errors { Terminal.error(problem.description) }
+            Terminal.note("Run `contactbox check-config` after fixing \(path).")
+            throw Exit.configError
+        }
+        return configuration
+    }
+
     /// The store the configuration names, read alone (`Configuration.storePath(path:)`): from the file named by
     /// `--config` or `$CONTACTBOX_CONFIG` (missing, or with a problem in `store`, it is exit 78), else from the
     /// installed file when it exists and is readable; nil when there is no file to read.

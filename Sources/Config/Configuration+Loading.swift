@@ -11,6 +11,23 @@ extension Configuration {
         return result.configuration!
     }
 
+    /// The one check of the configuration that `check-config`, the daemon's start and its reload on SIGHUP all
+    /// run: every value (``validate(path:)``), then every password (``secretProblems(path:)``). The configuration is
+    /// nil exactly when there are problems: a daemon given problems does not start, or keeps the configuration it
+    /// had.
+    ///
+    /// With `boardsDirectory` (`check-config`), also what the box may lack (``boxProblems(path:boardsDirectory:)``),
+    /// which the daemon reports as it runs instead.
+    public static func check(
+        path: String, boardsDirectory: String? = nil
+    ) -> (configuration: Configuration?, errors: [ConfigurationError]) {
+        let result = validate(path: path)
+        guard let configuration = result.configuration else { return result }
+        var problems = configuration.secretProblems(path: path)
+        if let boardsDirectory { problems += configuration.boxProblems(path: path, boardsDirectory: boardsDirectory) }
+        return problems.isEmpty ? (configuration, []) : (nil, problems)
+    }
+
     /// Validates configuration text; `path` names it in errors. Throws the first problem.
     public static func parse(text: String, path: String) throws(ConfigurationError) -> Configuration {
         let result = validate(text: text, path: path)

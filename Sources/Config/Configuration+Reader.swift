@@ -39,7 +39,17 @@ struct ConfigurationReader {
         var nameLines: [String: Int?] = [:]
         if let value = root["remote"] {
             if let tables = value.array?.compactMap(\.table), tables.count == value.array?.count {
-                for (index, table) in tables.enumerated() {
+                if tables.count > Configuration.remoteLimit {
+                    // One problem, not one per block past the limit; and the blocks past it are not read at all.
+                    let extra = tables[Configuration.remoteLimit]
+                    errors.append(
+                        error(
+                            extra.line, "remote",
+                            "too many [[remote]] blocks: \(Configuration.grouped(tables.count)) found, at most "
+                                + "\(Configuration.remoteLimit) are allowed; a box syncs a household's address "
+                                + "books, not more"))
+                }
+                for (index, table) in tables.prefix(Configuration.remoteLimit).enumerated() {
                     guard let remote = readRemote(table, index: index) else { continue }
                     let line = table.line(of: "name") ?? table.line
                     if let first = nameLines[remote.name] {
@@ -113,7 +123,7 @@ struct ConfigurationReader {
                 fail(
                     block, "name",
                     "name may hold only letters, digits, '.', '_' and '-', at most 64 "
-                        + "(found \"\(name)\")")
+                        + "(found \(Configuration.quoted(name)))")
             }
         } else if table["name"] == nil {
             fail(block, nil, "name is missing")
@@ -129,7 +139,7 @@ struct ConfigurationReader {
             checkKeys(block, allowed: Self.commonRemoteKeys + Self.vdirKeys, otherKind: ("carddav", Self.carddavKeys))
             kind = readVdir(block)
         case let other?:
-            fail(block, "kind", "kind must be one of carddav, vdir (found \"\(other)\")")
+            fail(block, "kind", "kind must be one of carddav, vdir (found \(Configuration.quoted(other)))")
             kind = nil
         case nil:
             if table["kind"] == nil { fail(block, nil, "kind is missing: write kind = \"carddav\" or \"vdir\"") }
@@ -186,7 +196,7 @@ struct ConfigurationReader {
             if !name.isEmpty, !name.contains("/"), name != ".", name != ".." { return .credential(name) }
             fail(
                 block, "password_credential",
-                "password_credential must be a credential name without '/' (found \"\(name)\")")
+                "password_credential must be a credential name without '/' (found \(Configuration.quoted(name)))")
             return nil
         case (_?, _?):
             fail(block, "password_credential", "give either password_file or password_credential, not both")
@@ -215,7 +225,7 @@ struct ConfigurationReader {
         let lowered = url.lowercased()
         let secure = lowered.hasPrefix("https://")
         guard secure || lowered.hasPrefix("http://") else {
-            return fail(block, "url", "url must start with https:// (found \"\(url)\")")
+            return fail(block, "url", "url must start with https:// (found \(Configuration.quoted(url)))")
         }
         let afterScheme = url.drop { $0 != "/" }.dropFirst(2)
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
@@ -229,7 +239,9 @@ struct ConfigurationReader {
         } else {
             host = authority.prefix { $0 != ":" }
         }
-        guard !host.isEmpty else { return fail(block, "url", "url has no host name (found \"\(url)\")") }
+        guard !host.isEmpty else {
+            return fail(block, "url", "url has no host name (found \(Configuration.quoted(url)))")
+        }
         if !secure, !allowInsecure, !["localhost", "127.0.0.1", "::1"].contains(host.lowercased()) {
             fail(
                 block, "url",
@@ -247,7 +259,7 @@ struct ConfigurationReader {
         guard let span = Configuration.duration(text) else {
             fail(
                 block, key,
-                "\(key): \"\(text)\" is not a duration; write a number and a unit, such as "
+                "\(key): \(Configuration.quoted(text)) is not a duration; write a number and a unit, such as "
                     + "\"30s\", \"15m\", \"1h\", \"1d\" or \"1h30m\"")
             return nil
         }
@@ -260,7 +272,7 @@ struct ConfigurationReader {
         guard let text = string(block, key) else { return nil }
         if let value = Choice(rawValue: text) { return value }
         let names = Choice.allCases.map(\.rawValue).joined(separator: ", ")
-        fail(block, key, "\(key) must be one of \(names) (found \"\(text)\")")
+        fail(block, key, "\(key) must be one of \(names) (found \(Configuration.quoted(text)))")
         return nil
     }
 
@@ -277,7 +289,7 @@ struct ConfigurationReader {
     mutating func absolutePath(_ block: Block, _ key: String, value: String? = nil) -> String? {
         guard let path = value ?? string(block, key) else { return nil }
         guard path.hasPrefix("/") else {
-            fail(block, key, "\(key) must be an absolute path, starting with / (found \"\(path)\")")
+            fail(block, key, "\(key) must be an absolute path, starting with / (found \(Configuration.quoted(path)))")
             return nil
         }
         return path
@@ -304,7 +316,7 @@ struct ConfigurationReader {
     /// A value as found, for messages: numbers and words as written, anything else by its kind.
     func show(_ value: TOMLValue) -> String {
         switch value {
-        case .string(let text): "\"\(text)\""
+        case .string(let text): Configuration.quoted(text)
         case .integer(let number): String(number)
         case .float(let number): String(number)
         case .bool(let flag): String(flag)

@@ -16,7 +16,7 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .file(let path): "password file \(path)"
+        case .file(let path): "password file \(Configuration.shown(path))"
         case .credential(let name): "credential \"\(name)\""
         }
     }
@@ -74,6 +74,13 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
             if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         }
         guard end > 0 else { throw ConfigurationError(file: path, key: key, message: "the password is empty") }
+        // A C string ends at a NUL: libcurl would send only what comes before it, and a login would fail (or pass)
+        // with a password nobody wrote.
+        guard !bytes[..<end].contains(0) else {
+            throw ConfigurationError(
+                file: path, key: key,
+                message: "the file holds a NUL byte; a password file holds the password alone, as text on one line")
+        }
         guard !bytes[..<end].contains(UInt8(ascii: "\n")), !bytes[..<end].contains(UInt8(ascii: "\r")) else {
             throw ConfigurationError(
                 file: path, key: key,

@@ -46,7 +46,7 @@ public struct StatusSettings: Sendable, Equatable {
     /// brackets. The status server reads it again to compare (`RequestGuard.normalizedHost`).
     static func allowedHostProblem(_ text: String) -> String? {
         guard !text.isEmpty else { return "an entry is empty" }
-        let found = " (found \"\(text)\")"
+        let found = " (found \(Configuration.quoted(text)))"
         if text.contains("/") || text.contains("@") {
             return "write host names only, without a scheme or path, such as \"contacts.example.org\"" + found
         }
@@ -73,7 +73,7 @@ public struct StatusSettings: Sendable, Equatable {
     /// Splits `listen` into host and port: `"0.0.0.0:8080"`, `"localhost:80"`, `"[::]:8080"`. An IPv6 address
     /// needs its brackets, else its last group could not be told from the port.
     static func parse(listen text: String) throws(ListenProblem) -> (host: String, port: Int) {
-        let found = " (found \"\(text)\")"
+        let found = " (found \(Configuration.quoted(text)))"
         let shape = ListenProblem(
             message: "listen must be an address and a port, such as \"0.0.0.0:8080\" (every network), "
                 + "\"127.0.0.1:8080\" (this box only) or \"[::]:8080\" (IPv6)" + found)

@@ -6,6 +6,9 @@ import Glibc
 public struct Configuration: Sendable, Equatable {
     public static let installedPath = "/etc/contactbox/contactbox.toml"
     public static let defaultStorePath = "/var/lib/contactbox/contacts.sqlite"
+    /// The most `[[remote]]` blocks a file may hold: a household's address books are a handful, and each remote
+    /// costs the daemon memory and a sync of its own every interval.
+    public static let remoteLimit = 32
 
     public var storePath: String
     public var sync: SyncSettings

@@ -19,8 +19,10 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable, Equa
         self.message = message
     }
 
+    /// The file is shown short (``Configuration/shown(_:)``): a password file's path is a value of the file, and a
+    /// megabyte pasted there must not fill the terminal or the status page.
     public var description: String {
-        if let line { return "\(file):\(line): \(message)" }
-        return "\(file): \(message)"
+        if let line { return "\(Configuration.shown(file)):\(line): \(message)" }
+        return "\(Configuration.shown(file)): \(message)"
     }
 }

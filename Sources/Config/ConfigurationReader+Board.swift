@@ -60,10 +60,14 @@ extension ConfigurationReader {
         let name = string(block, "name")
         if let name, name.isEmpty || name.utf8.count > Self.lineNameLimit {
             fail(
-                block, "name", "name must be the line's name, 1 to \(Self.lineNameLimit) characters (found \"\(name)\")"
+                block, "name",
+                "name must be the line's name, 1 to \(Self.lineNameLimit) characters (found \(Configuration.quoted(name)))"
             )
         } else if let name, case .name(let lineName)? = id, lineName != name {
-            fail(block, "name", "name is \"\(name)\" but line names \"\(lineName)\": give the name once, as line")
+            fail(
+                block, "name",
+                "name is \(Configuration.quoted(name)) but line names \(Configuration.quoted(lineName)): give the name once, as line"
+            )
         }
         let activeLow = bool(block, "active_low") ?? defaultActiveLow
         var bias = "as-is"
@@ -72,7 +76,7 @@ extension ConfigurationReader {
                 bias = text
             } else {
                 let values = BoardConfiguration.biasValues.joined(separator: ", ")
-                fail(block, "bias", "bias must be one of \(values) (found \"\(text)\")")
+                fail(block, "bias", "bias must be one of \(values) (found \(Configuration.quoted(text)))")
             }
         }
         guard let id else { return nil }

@@ -13,7 +13,7 @@ extension ConfigurationReader {
             fail(
                 block, "board",
                 "board must be a board name such as \"raspberry-pi-4\" (a file in the boards folder), "
-                    + "\"simulated\", or an absolute path to a board file (found \"\(board)\")")
+                    + "\"simulated\", or an absolute path to a board file (found \(Configuration.quoted(board)))")
             return PanelSettings()
         }
         return PanelSettings(board: board)

@@ -13,12 +13,19 @@ public enum SmallFile {
     public static func read(
         _ path: String, limit: Int, check: (stat) -> String? = { _ in nil }
     ) throws(Failure) -> [UInt8] {
+        // A socket cannot be opened at all (ENXIO): say what it is rather than "no such device".
+        var before = stat()
+        if stat(path, &before) == 0, before.st_mode & S_IFMT != S_IFREG {
+            throw Failure(message: "is \(kind(before.st_mode)), not a regular file")
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw Failure(message: "cannot read: " + SystemError.last.description) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(message: "cannot read: " + SystemError.last.description) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(message: "is not a regular file") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw Failure(message: "is \(kind(info.st_mode)), not a regular file")
+        }
         if let problem = check(info) { throw Failure(message: problem) }
         guard Int(info.st_size) <= limit else { throw Failure(message: "is larger than \(limit) bytes") }
         var bytes = [UInt8](repeating: 0, count: limit + 1)
@@ -35,6 +42,18 @@ public enum SmallFile {
         guard count <= limit else { throw Failure(message: "is larger than \(limit) bytes") }
         bytes.removeSubrange(count...)
         return bytes
+    }
+
+    /// What a file that is not a regular one is, for messages.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFLNK: "a symbolic link"
+        default: "a special file"
+        }
     }
 
     /// The file's text, or nil when it cannot be read: for /proc, whose files say they are empty.

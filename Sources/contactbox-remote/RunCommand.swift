@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let config = store.config
-        let configuration = try config.load()
+        let configuration = try config.check()
         var handler = JournalLogHandler(level: .info)
         if let level = getenv("CONTACTBOX_LOG_LEVEL").flatMap({ Logger.Level(rawValue: String(cString: $0)) }) {
             handler.logLevel = level

@@ -10,7 +10,9 @@ struct CheckConfigCommand: ParsableCommand {
             Reads the configuration (/etc/contactbox/contactbox.toml, or the path given with --config or the \
             CONTACTBOX_CONFIG environment variable), checks every value, reads each password file or credential \
             (never printing it) and checks that vdir folders exist. Prints a summary of each remote and \
-            "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG).
+            "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG). `contactbox run` \
+            makes the same check of the values and password files at start (exit 78) and on SIGHUP (the old \
+            configuration stays); a missing folder, CA file or board file it reports as it runs.
 
             \(Exit.help("check-config"))
             """)
@@ -19,9 +21,9 @@ struct CheckConfigCommand: ParsableCommand {
 
     func run() throws {
         let path = options.path
-        let result = Configuration.validate(path: path)
-        var problems = result.errors
-        if let configuration = result.configuration { problems += configuration.resourceProblems(path: path) }
+        // The daemon's check at start and on SIGHUP, and what the box may lack besides.
+        let result = Configuration.check(path: path, boardsDirectory: BoardConfiguration.directory())
+        let problems = result.errors
         guard problems.isEmpty, let configuration = result.configuration else {
             for problem in problems { Terminal.error(problem.description) }
             Terminal.note("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(path).")
@@ -34,8 +36,8 @@ struct CheckConfigCommand: ParsableCommand {
     static func summary(of configuration: Configuration, path: String) -> String {
         let sync = configuration.sync
         var lines = [
-            "\(path):",
-            "  store: \(configuration.storePath)",
+            "\(Configuration.shown(path)):",
+            "  store: \(Configuration.shown(configuration.storePath))",
             "  daemon: syncs every \(Configuration.durationText(sync.interval)) and compares in full every "
                 + "\(Configuration.durationText(sync.fullCheck)) (`contactbox sync --full` compares in full now)",
             "  sync: deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
@@ -44,13 +46,15 @@ struct CheckConfigCommand: ParsableCommand {
             lines.append("  remote \"\(remote.name)\":")
             switch remote.kind {
             case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
-                lines.append("    carddav \(url)")
-                lines.append("    user: \(username), password: \(password), auth: \(auth.rawValue)")
+                lines.append("    carddav \(Configuration.shown(url))")
+                lines.append(
+                    "    user: \(Configuration.shown(username)), password: \(Configuration.shown(password.description)), "
+                        + "auth: \(auth.rawValue)")
                 lines.append("    \(concurrency) request\(concurrency == 1 ? "" : "s") at a time")
-                if let caFile { lines.append("    CA file: \(caFile)") }
-                if let caPath { lines.append("    CA folder: \(caPath)") }
+                if let caFile { lines.append("    CA file: \(Configuration.shown(caFile))") }
+                if let caPath { lines.append("    CA folder: \(Configuration.shown(caPath))") }
             case .vdir(let folder, let createFolder):
-                lines.append("    vdir \(folder)\(createFolder ? " (created when missing)" : "")")
+                lines.append("    vdir \(Configuration.shown(folder))\(createFolder ? " (created when missing)" : "")")
             }
             lines.append("    conflicts: \(remote.conflictPolicy.rawValue) wins")
         }

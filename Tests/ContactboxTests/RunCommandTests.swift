@@ -86,6 +86,39 @@ struct RunCommandTests {
         #expect(output.contains("Status page: sync now"), "\(output)")
     }
 
+    @Test("a FIFO as a password file on SIGHUP is refused without waiting on it: the old configuration keeps syncing")
+    func fifoPasswordOnReload() throws {
+        let workspace = try Workspace()
+        let port = try freeLoopbackPort()
+        let config = try makeConfig(workspace, port: port)
+        let daemon = try start(config, log: workspace.path + "/daemon.log")
+        defer { _ = stop(daemon) }
+        _ = waitForStatus(port: port) { $0.contains("\"last_result\":\"ok\"") }
+        let password = workspace.path + "/cloud.password"
+        #expect(mkfifo(password, 0o600) == 0)
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        _ = try workspace.file(
+            "contactbox.toml",
+            text + """
+
+                [[remote]]
+                name = "icloud"
+                kind = "carddav"
+                url = "https://contacts.icloud.com/"
+                username = "ada"
+                password_file = "\(password)"
+                """)
+        kill(daemon.pid, SIGHUP)
+        let kept = waitForStatus(port: port) { $0.contains("Configuration not reloaded") }
+        #expect(kept.contains("is a FIFO (named pipe), not a regular file"), "\(kept)")
+        #expect(!kept.contains("Configuration reloaded"), "\(kept)")
+        // Still the old configuration: one remote, and a sync the page asks for still works.
+        let accepted = try HTTPTestClient.request(port: port, method: "POST", path: "/api/sync")
+        #expect(accepted.status == 202, "\(accepted.body)")
+        #expect(daemon.isRunning)
+        #expect(stop(daemon) == 0)
+    }
+
     @Test("a board file that cannot be opened is a clear error, and the daemon still syncs and serves its page")
     func missingBoard() throws {
         let workspace = try Workspace()

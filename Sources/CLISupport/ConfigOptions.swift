@@ -24,20 +24,19 @@ public struct ConfigOptions: ParsableArguments {
 
     /// The configuration, or every problem in it on stderr and exit 78.
     public func load() throws -> Configuration {
-        let result = Configuration.validate(path: path)
-        guard result.errors.isEmpty, let configuration = result.configuration else {
-            for problem in result.errors { Terminal.error(problem.description) }
-            Terminal.note("Run `contactbox check-config` after fixing \(path).")
-            throw Exit.configError
-        }
-        return configuration
+        try configuration(Configuration.validate(path: path))
     }
 
     /// The configuration after the one check `check-config` runs too (``Configuration/check(path:boardsDirectory:)``:
     /// its values and its passwords), or every problem on stderr and exit 78: for the daemon, which must not start
     /// on what `check-config` refuses.
     public func check() throws -> Configuration {
-        let result = Configuration.check(path: path)
+        try configuration(Configuration.check(path: path))
+    }
+
+    private func configuration(_ result: (configuration: Configuration?, errors: [ConfigurationError])) throws
+        -> Configuration
+    {
         guard result.errors.isEmpty, let configuration = result.configuration else {
             for problem in result.errors { Terminal.error(problem.description) }
             Terminal.note("Run `contactbox check-config` after fixing \(path).")

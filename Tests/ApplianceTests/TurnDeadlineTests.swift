@@ -6,51 +6,8 @@ import Testing
 
 @testable import Appliance
 
-/// Tests/ContactboxTests/Fixtures/hostile_carddav.py with one scenario, on 127.0.0.1 and a random port, stopped by
-/// PID when let go.
-final class HostileStandIn {
-    let process: ChildProcess
-    let port: Int
-
-    init(_ scenario: String, in directory: TemporaryDirectory) throws {
-        let tests = #filePath.split(separator: "/").dropLast(2).joined(separator: "/")
-        let script = "/" + tests + "/ContactboxTests/Fixtures/hostile_carddav.py"
-        let output = directory.file("server.out")
-        process = try ChildProcess(
-            path: "/usr/bin/python3", arguments: [script, scenario, directory.file("requests.log")], logPath: output)
-        var port = 0
-        let log = { (try? SmallTextFile.read(output)) ?? "" }
-        try process.waitUntilServing("hostile_carddav.py", seconds: 10, log: log) {
-            guard let line = log().split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
-                let value = Int(line.dropFirst(5))
-            else { return false }
-            port = value
-            return true
-        }
-        self.port = port
-    }
-
-    deinit { process.terminate() }
-
-    var bookURL: String { "http://127.0.0.1:\(port)/book/" }
-}
-
-/// A small text file read whole, for a child's output.
+/// A small file written whole: the remote's password file.
 enum SmallTextFile {
-    static func read(_ path: String) throws -> String {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, 4096) }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     static func write(_ text: String, to path: String) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { return }
@@ -67,7 +24,7 @@ struct TurnDeadlineTests {
     @Test("a listing trickled a byte a second ends the turn at its deadline, and the next remote syncs")
     func tricklingListing() throws {
         let fixture = try PassFixture(contacts: 3)
-        let server = try HostileStandIn("trickle", in: fixture.directory)
+        let server = try HostileCardDAVServer("trickle", logDirectory: fixture.directory.path)
         let passwordFile = fixture.directory.file("slow.password")
         SmallTextFile.write("secret\n", to: passwordFile)
         let nas = fixture.configuration.remotes

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `sync` and `discover` against URLs that are no address book, and servers that answer 200 with something that is

@@ -2,39 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Fixtures/hostile_carddav.py with one scenario, on 127.0.0.1 and a random port, stopped by PID when let go.
-final class HostileCardDAVServer {
-    let process: ChildProcess
-    let port: Int
-    /// Every request line and header block the server received.
-    let requestLog: String
-
-    init(_ scenario: String, in work: Workspace) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/hostile_carddav.py").path
-        requestLog = work.path + "/requests.log"
-        let output = work.path + "/server.out"
-        process = try ChildProcess(path: "python3", arguments: [script, scenario, requestLog], logPath: output)
-        var port = 0
-        let log = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
-        try process.waitUntilServing("hostile_carddav.py", seconds: 10, log: log) {
-            guard let line = log().split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
-                let value = Int(line.dropFirst(5))
-            else { return false }
-            port = value
-            return true
-        }
-        self.port = port
-    }
-
-    deinit { process.terminate() }
-
-    var bookURL: String { "http://127.0.0.1:\(port)/book/" }
-
-    /// The request lines ("PUT /book/x.vcf HTTP/1.1") and headers received so far, bytes as Latin-1.
-    func requests() -> [String] {
-        let bytes = FileManager.default.contents(atPath: requestLog) ?? Data()
-        return String(decoding: bytes.map { $0 }, as: Unicode.ASCII.self).split(separator: "\n").map(String.init)
+extension HostileCardDAVServer {
+    convenience init(_ scenario: String, in work: Workspace) throws {
+        try self.init(scenario, logDirectory: work.path)
     }
 }
 

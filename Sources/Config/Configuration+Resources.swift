@@ -14,7 +14,7 @@ extension Configuration {
         secretProblems(path: path) + boxProblems(path: path, boardsDirectory: boardsDirectory)
     }
 
-    /// Password files that are missing, open to others, not regular files (a FIFO, which must not hang the
+    /// Password files that are open to others, not regular files (a FIFO, which must not hang the
     /// reader), empty, of more than one line or holding a NUL byte; credentials not passed in. Reads each password
     /// to check it, and forgets it. Part of ``check(path:)``: the daemon refuses these at start and on SIGHUP, as
     /// `check-config` does, rather than finding them at the first login.
@@ -29,7 +29,7 @@ extension Configuration {
             }
         }
         for remote in remotes {
-            guard case .carddav(_, _, let password, _, _, _, _) = remote.kind else { continue }
+            guard case .carddav(_, _, let password, _, _, _, _) = remote.kind, !password.isMissingFile else { continue }
             do {
                 _ = try password.read()
             } catch {
@@ -43,7 +43,8 @@ extension Configuration {
     }
 
     /// What the box may still lack and the daemon reports as it runs rather than refusing to start (a disk not
-    /// mounted yet, a panel unplugged): CA files, vdir folders and the board file.
+    /// mounted yet, a panel unplugged, a remote whose password file the household has not put there yet: the
+    /// example configuration's): CA files, vdir folders, the board file and remotes' missing password files.
     public func boxProblems(path: String, boardsDirectory: String) -> [ConfigurationError] {
         var problems: [ConfigurationError] = []
         if !panel.isSimulated {
@@ -55,7 +56,10 @@ extension Configuration {
         }
         for remote in remotes {
             switch remote.kind {
-            case .carddav(_, _, _, _, let caFile, let caPath, _):
+            case .carddav(_, _, let password, _, let caFile, let caPath, _):
+                if password.isMissingFile {
+                    problem(remote, "password_file", "\(password): cannot read: " + SystemError.text(ENOENT))
+                }
                 if let caFile, access(caFile, R_OK) != 0 {
                     problem(
                         remote, "ca_file",

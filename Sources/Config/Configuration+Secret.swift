@@ -11,6 +11,13 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
     /// it in `$CREDENTIALS_DIRECTORY`, readable only by the service.
     case credential(String)
 
+    /// A password file that does not exist (yet): not a wrong value, but what the box still lacks
+    /// (``Configuration/boxProblems(path:boardsDirectory:)``).
+    public var isMissingFile: Bool {
+        guard case .file(let file) = self else { return false }
+        return access(file, F_OK) != 0 && errno == ENOENT
+    }
+
     /// Password files and credentials hold one line; anything bigger is a mistake (a wrong path, say).
     static let sizeLimit = 4096
 

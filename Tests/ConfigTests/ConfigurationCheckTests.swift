@@ -39,6 +39,22 @@ struct ConfigurationCheckTests {
         #expect(!problem.description.contains("bar"), "\(problem)")
     }
 
+    @Test(
+        "A password file not there yet (the example configuration's) lets the daemon start; check-config names it"
+    )
+    func missingPasswordFileIsWhatTheBoxLacks() throws {
+        let directory = try TemporaryDirectory()
+        let password = directory.file("icloud.password")
+        let path = write(directory, password: password)
+        let daemon = Configuration.check(path: path)
+        #expect(daemon.errors.isEmpty && daemon.configuration != nil, "\(daemon.errors)")
+        let checkConfig = Configuration.check(path: path, boardsDirectory: directory.path)
+        #expect(
+            checkConfig.errors.map(\.description).contains {
+                $0.contains("remote \"icloud\": password file \(password): cannot read: No such file or directory")
+            }, "\(checkConfig.errors)")
+    }
+
     @Test("A FIFO as a password file is refused at once, saying it is a FIFO")
     func refusesFifo() throws {
         let directory = try TemporaryDirectory()

@@ -39,7 +39,9 @@ public final class SpoolFile: @unchecked Sendable {
     private static let tmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
 
     deinit {
-        if let mapping, let base = mapping.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), mapping.count) }
+        if let mapping, let base = mapping.baseAddress {
+            munmap(UnsafeMutableRawPointer(mutating: base), mapping.count)
+        }
         close(fd)
     }
 

@@ -87,7 +87,8 @@ extension VdirAddressBook {
     /// an atomic write. Returns the temporary file's path; nothing is left behind on failure.
     func writeTemporary(for href: String, _ card: Card) throws -> String {
         let temporary = folder + "/." + href + ".tmp-\(getpid())"
-        let bytes = Array(card.converted(toVersion: writeVersion).serialized().utf8)
+        // A large card is written from its spool file, never held whole.
+        let text = card.converted(toVersion: writeVersion).serializedText()
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW
         var descriptor = open(temporary, flags, 0o644)
         if descriptor < 0, errno == EEXIST {
@@ -97,17 +98,17 @@ extension VdirAddressBook {
         }
         guard descriptor >= 0 else { throw Self.error(errno, "cannot create \(temporary)") }
         var failure: (code: Int32, what: String)?
-        var written = 0
-        while written < bytes.count, failure == nil {
-            let count = bytes[written...].withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress, buffer.count)
-            }
-            if count > 0 {
-                written += count
-            } else if count < 0, errno == EINTR {
-                continue
-            } else {
-                failure = (count < 0 ? errno : EIO, "cannot write")
+        text.withBytes { bytes in
+            var written = 0
+            while written < bytes.count, failure == nil, let base = bytes.baseAddress {
+                let count = write(descriptor, base + written, bytes.count - written)
+                if count > 0 {
+                    written += count
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    failure = (count < 0 ? errno : EIO, "cannot write")
+                }
             }
         }
         if failure == nil, fsync(descriptor) != 0 { failure = (errno, "cannot fsync") }

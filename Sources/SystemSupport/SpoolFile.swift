@@ -68,6 +68,16 @@ public final class SpoolFile: @unchecked Sendable {
         if let failure { throw failure }
     }
 
+    /// Reads up to `buffer.count` bytes from `offset`: the count read, 0 at the end, -1 on an error (errno).
+    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var count = 0
+        repeat {
+            count = pread(fd, base, min(buffer.count, max(0, self.count - offset)), off_t(offset))
+        } while count < 0 && errno == EINTR
+        return count
+    }
+
     /// The bytes written so far, mapped read-only; valid within `body` (and for as long as nothing is appended).
     public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(bytes)

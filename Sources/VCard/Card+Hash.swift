@@ -90,9 +90,12 @@ extension Card {
             }
         }
         let binary = merged.first { $0.key == "ENCODING" }?.values == ["b"]
-        let value: String
-        if binary {
+        var value: String
+        if let large = Self.digestedValue(property, binary: binary) {
+            value = large
+        } else if binary {
             value = TextValue.removingWhitespace(property.value)
+            if value.utf8.count > digestedValueBytes { value = Self.digestLine(value) }
         } else if TextValue.textProperties.contains(name) {
             value = TextValue.canonical(property.value, property: name)
         } else {
@@ -134,6 +137,36 @@ extension Card {
 }
 
 extension Card {
+    /// A value longer than this (base64 without its white space, else as written) is hashed as `sha256:` and the
+    /// SHA-256 of its bytes, which `appendNormalisedLines` gets without holding it: no card could hold such a line
+    /// before values were spooled, so no stored hash changes.
+    static let digestedValueBytes = 1 << 20
+
+    /// The normalised value of a spooled property (`Property.large`): its digest (`digestedValueBytes`), or, for a
+    /// shorter one, its bytes (base64 without white space) as a String; nil for a value held in memory.
+    fileprivate static func digestedValue(_ property: Property, binary: Bool) -> String? {
+        guard let large = property.large else { return nil }
+        var digest = SHA256Digest()
+        var count = 0
+        var short: [UInt8] = []
+        large.forEachPiece { piece in
+            let bytes = piece.bindMemory(to: UInt8.self)
+            let kept = binary ? Array(bytes.lazy.filter { !TextValue.isWhitespace($0) }) : Array(bytes)
+            kept.withUnsafeBufferPointer { digest.update($0) }
+            count += kept.count
+            if count <= digestedValueBytes { short += kept }
+        }
+        if count > digestedValueBytes { return "sha256:" + digest.hex() }
+        // A shorter value that is not base64 is read in memory, as any other (escapes, text).
+        return binary ? String(decoding: short, as: UTF8.self) : nil
+    }
+
+    fileprivate static func digestLine(_ value: String) -> String {
+        var digest = SHA256Digest()
+        digest.update(value)
+        return "sha256:" + digest.hex()
+    }
+
     /// A parameter value as the text it stands for: RFC 6868's `^n`, `^'` and `^^`, and the `\n` that 3.0 writers
     /// use, read alike (Cyrus writes a LABEL's line break one way, Apple the other).
     fileprivate static func parameterText(_ value: String) -> String {

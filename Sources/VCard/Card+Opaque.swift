@@ -80,7 +80,7 @@ extension CardReader {
     }
 
     /// The first `limit` bytes of a file, for an item carried opaque; `.cardTooLarge` when the file holds more.
-    public static func bytes(ofFile path: String, limit: Int = Limits.maxCardBytes) throws(VCardError) -> [UInt8] {
+    public static func bytes(ofFile path: String, limit: Int = Limits.maxOpaqueBytes) throws(VCardError) -> [UInt8] {
         let file = try open(path)
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -1,3 +1,5 @@
+import SystemSupport
+
 extension Card {
     /// The card as vCard text: CRLF line ends, lines folded at 75 octets (RFC 6350 3.2), never inside a UTF-8
     /// sequence. A card read from canonical text serialises back to the same bytes.
@@ -43,27 +45,90 @@ extension Card {
     /// > Lines of text SHOULD NOT be longer than 75 octets, excluding the line break. (RFC 6350 3.2)
     /// A continuation line starts with one space, which counts.
     private static func appendFolded(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        var start = 0
-        var limit = 75
-        while bytes.count - start > limit {
-            var end = start + limit
-            while end > start, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // back off a continuation byte
-            output.append(contentsOf: bytes[start..<end])
-            output.append(0x0D)
-            output.append(0x0A)
-            output.append(0x20)
-            start = end
-            limit = 74
-        }
-        output.append(contentsOf: bytes[start...])
+        var fold = Fold()
+        fold.appendLines(of: bytes, to: &output)
+        output.append(contentsOf: bytes[fold.start...])
         output.append(0x0D)
         output.append(0x0A)
+    }
+
+    /// Where folding a line stands: the next line starts at `start`, and may hold `limit` octets.
+    struct Fold {
+        var start = 0
+        var limit = 75
+
+        /// Appends every whole folded line of `bytes` from `start` on, leaving what could still be joined by more.
+        mutating func appendLines(of bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+            while bytes.count - start > limit {
+                var end = start + limit
+                while end > start, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // back off a continuation byte
+                output.append(contentsOf: bytes[start..<end])
+                output.append(0x0D)
+                output.append(0x0A)
+                output.append(0x20)
+                start = end
+                limit = 74
+            }
+        }
+    }
+
+    /// The card's text, spooled where it holds a spooled value (`Property.large`): written to a spool file a
+    /// piece at a time, byte for byte what `serializedBytes` makes, never held whole.
+    /// A spool file that cannot be written (a full disk) costs memory instead: the text is made in memory.
+    public func serializedText() -> CardText {
+        guard opaqueText == nil, properties.contains(where: { $0.large != nil }),
+            let file = try? SpoolFile(), let text = try? spooledText(in: file)
+        else { return .bytes(serializedBytes()) }
+        return text
+    }
+
+    private func spooledText(in file: SpoolFile) throws(SystemError) -> CardText {
+        var output: [UInt8] = Array("BEGIN:VCARD\r\n".utf8)
+        func flush(over size: Int) throws(SystemError) {
+            guard output.count > size else { return }
+            try file.append(output)
+            output.removeAll(keepingCapacity: true)
+        }
+        for property in properties {
+            var line: [UInt8] = []
+            guard let large = property.large else {
+                property.appendContentLine(to: &line)
+                line.withUnsafeBufferPointer { Self.appendFolded($0, to: &output) }
+                try flush(over: CardText.spoolThreshold)
+                continue
+            }
+            // The name and parameters, then the value a piece at a time, folded as one line: what is left of the
+            // line so far waits in `line` for the next piece.
+            property.appendContentHead(to: &line)
+            var fold = Fold()
+            var failure: SystemError?
+            large.forEachPiece { piece in
+                guard failure == nil else { return }
+                line += piece
+                line.withUnsafeBufferPointer { fold.appendLines(of: $0, to: &output) }
+                line.removeSubrange(..<fold.start)
+                fold.start = 0
+                do throws(SystemError) { try flush(over: CardText.spoolThreshold) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            output += line
+            output += [0x0D, 0x0A]
+        }
+        output += "END:VCARD\r\n".utf8
+        try flush(over: 0)
+        return .spooled(file)
     }
 }
 
 extension Property {
     /// Appends `[group.]NAME;PARAM=a,b:value`, unfolded. Parameter values are quoted only when they must be.
     func appendContentLine(to line: inout [UInt8]) {
+        appendContentHead(to: &line)
+        Self.appendWithoutLineBreaks(value, to: &line)
+    }
+
+    /// Appends `[group.]NAME;PARAM=a,b:`, what comes before the value.
+    func appendContentHead(to line: inout [UInt8]) {
         if let group {
             line += group.utf8
             line.append(UInt8(ascii: "."))
@@ -85,7 +150,6 @@ extension Property {
             }
         }
         line.append(UInt8(ascii: ":"))
-        Self.appendWithoutLineBreaks(value, to: &line)
     }
 
     /// A value never holds a raw line break when written (it would end the line): each one, CRLF, LF or CR, is

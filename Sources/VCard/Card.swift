@@ -26,7 +26,7 @@ public struct Card: Sendable, Equatable {
     /// About the size of the card's text (its names and values, without parameters and folding): what holding it
     /// costs, for bounding a chunk of cards by size.
     public var approximateSize: Int {
-        opaqueText?.utf8.count ?? properties.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 }
+        opaqueText?.utf8.count ?? properties.reduce(0) { $0 + $1.name.utf8.count + $1.valueCount + 3 }
     }
 
     public mutating func setUID(_ uid: String) {

@@ -72,7 +72,17 @@ enum CardParser {
         return matched != versionBytes.count
     }
 
+    /// The property of a line; a spooled value (`RawLine.large`) is read as it is (base64 or a `data:` URI, ASCII,
+    /// its spaces dropped where base64), and its name and parameters as any other's.
     private static func property(
+        from line: CardReader.RawLine, legacy: Bool, log: inout RepairLog
+    ) throws(VCardError) -> Property {
+        var property = try propertyInMemory(from: line, legacy: legacy, log: &log)
+        if let large = line.large { property.setLarge(large) }
+        return property
+    }
+
+    private static func propertyInMemory(
         from line: CardReader.RawLine, legacy: Bool, log: inout RepairLog
     ) throws(VCardError) -> Property {
         let parsed = try PropertyLine(line.bytes, line: line.number)

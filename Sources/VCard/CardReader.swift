@@ -17,21 +17,32 @@ public struct ParsedCard: Sendable {
     }
 }
 
-/// Reads cards one by one from a file or bytes of any size, in bounded memory: at most one card of
-/// `Limits.maxCardBytes` and one line of `Limits.maxLineBytes` are held at a time.
+/// Reads cards one by one from a file or bytes of any size, in bounded memory: the lines of one card, each of at
+/// most `Limits.maxLineBytes`, are held at a time; the value of a photo, logo, sound or key longer than
+/// `Limits.spillBytes` goes to a spool file as it is read (`LargeValue`), up to a card of `Limits.maxCardBytes`.
 ///
 /// A card with a problem yields a `VCardError` naming the line, and reading goes on with the next card.
 public struct CardReader {
     public enum Limits {
-        /// A longer (physical or unfolded) line is rejected. Contact photos from phones are far smaller, and
-        /// SabreDAV-based servers refuse cards over 1 MB anyway.
+        /// A longer (unfolded) line is rejected, unless it is a photo, logo, sound or key, which is spooled.
         public static let maxLineBytes = 1 << 20
-        public static let maxCardBytes = 2 << 20
+        /// A larger card is refused: a phone's photo is a few megabytes (a 12-megapixel JPEG, base64).
+        public static let maxCardBytes = 16 << 20
+        /// A longer value of a photo, logo, sound or key goes to a spool file.
+        public static let spillBytes = CardText.spoolThreshold
+        /// A card that cannot be read is kept as it is (opaque) up to this size, and refused beyond it: an opaque
+        /// card is held whole.
+        public static let maxOpaqueBytes = 2 << 20
     }
 
     struct RawLine {
         var bytes: [UInt8]
         var number: Int
+        /// The value, where it was spooled (`bytes` then ends with the `:` before it).
+        var large: LargeValue?
+
+        /// Bytes in the card: the line's and its spooled value's.
+        var size: Int { bytes.count + (large?.count ?? 0) }
     }
 
     private var lines: LineReader
@@ -42,11 +53,23 @@ public struct CardReader {
     private var pendingBOM = false
 
     public init(path: String) throws(VCardError) {
-        lines = LineReader(file: try Self.open(path), maxLineLength: Limits.maxLineBytes)
+        lines = LineReader(file: try Self.open(path), maxLineLength: Limits.spillBytes)
     }
 
     public init(bytes: [UInt8]) {
-        lines = LineReader(bytes: bytes, maxLineLength: Limits.maxLineBytes)
+        lines = LineReader(bytes: bytes, maxLineLength: Limits.spillBytes)
+    }
+
+    /// Reads a card's text, a spooled one a chunk at a time.
+    public init(text: CardText) {
+        switch text {
+        case .bytes(let bytes): self.init(bytes: bytes)
+        case .spooled(let file): self.init(lines: LineReader(spool: file, maxLineLength: Limits.spillBytes))
+        }
+    }
+
+    private init(lines: LineReader) {
+        self.lines = lines
     }
 
     public init(text: String) {
@@ -126,7 +149,7 @@ public struct CardReader {
                 return .failure(unterminated(begin))
             case .success(let raw):
                 guard failure == nil else { continue }
-                size += raw.bytes.count
+                size += raw.size
                 if size > Limits.maxCardBytes {
                     failure = VCardError(
                         .cardTooLarge, line: raw.number, "card is larger than \(Limits.maxCardBytes >> 20) MiB")
@@ -148,47 +171,35 @@ public struct CardReader {
     private mutating func nextLogicalLine() -> Result<RawLine, VCardError>? {
         guard let first = lookahead ?? lines.next() else { return nil }
         lookahead = nil
-        guard case .text(let firstBytes, let number) = first else {
-            if case .tooLong(let number) = first { return .failure(tooLong(number)) }
-            return nil
-        }
-        var bytes = Array(firstBytes)
+        var line = LogicalLine(number: first.number)
+        appendPhysicalLine(first, dropping: 0, to: &line)
         while let next = lines.next() {
-            guard case .text(let more, let moreNumber) = next else {
-                lookahead = next
-                break
-            }
+            let more = next.bytes
             // Quoted-printable is judged on the line unfolded so far, not its first physical line: a fold right
             // after `ENCODING=QUOTED-PRINTABLE` may continue the value as `...PRINTABLE8BIT`, no declaration at all
             // (found by fuzzing: a `TYPE=` ending the next physical line was then taken for a soft line break).
-            if bytes.last == UInt8(ascii: "="), QuotedPrintable.isDeclared(in: bytes) {
+            if line.spool == nil, line.bytes.last == UInt8(ascii: "="), QuotedPrintable.isDeclared(in: line.bytes) {
                 // A soft line break (RFC 2045 6.7): what follows is the value's next bytes, leading spaces included.
                 // Some phones end a value with one and an empty line, which ends the value.
-                bytes.removeLast()
-                bytes.append(contentsOf: more)
+                line.bytes.removeLast()
+                appendPhysicalLine(next, dropping: 0, to: &line)
             } else if let head = more.first, head == UInt8(ascii: " ") || head == UInt8(ascii: "\t") {
-                bytes.append(contentsOf: more.dropFirst())
+                appendPhysicalLine(next, dropping: 1, to: &line)
             } else {
                 lookahead = next
                 break
             }
-            if bytes.count > Limits.maxLineBytes {
-                skipContinuations()
-                return .failure(tooLong(moreNumber))
-            }
         }
-        return .success(RawLine(bytes: bytes, number: number))
+        return line.finish()
     }
 
-    private mutating func skipContinuations() {
-        while let next = lines.next() {
-            if case .text(let more, _) = next, let head = more.first,
-                head == UInt8(ascii: " ") || head == UInt8(ascii: "\t")
-            {
-                continue
-            }
-            lookahead = next
-            return
+    /// Appends a physical line from `start` on, with the rest of its pieces when it comes in pieces.
+    private mutating func appendPhysicalLine(_ start: LineReader.Line, dropping: Int, to line: inout LogicalLine) {
+        var part = start
+        line.append(part.bytes.dropFirst(dropping))
+        while case .piece = part, let next = lines.next() {
+            part = next
+            line.append(part.bytes)
         }
     }
 

@@ -53,13 +53,11 @@ public enum CardText: Sendable {
 }
 
 extension Card {
-    /// The card's text, spooled where it is large (`CardText.spoolThreshold`).
-    public func serializedText() -> CardText {
-        .bytes(serializedBytes())
-    }
-
-    /// A stored card's text read back; as `stored(_:uid:)` for a String.
+    /// A stored card's text read back; as `stored(_:uid:)` for a String, a spooled text a chunk at a time.
     public static func stored(_ text: CardText, uid: String) -> Card {
-        stored(text.string, uid: uid)
+        guard case .spooled = text else { return stored(text.string, uid: uid) }
+        var reader = CardReader(text: text)
+        if case .success(let parsed)? = reader.next() { return parsed.card }
+        return Card(opaque: text.string, uid: uid)
     }
 }

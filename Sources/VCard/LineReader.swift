@@ -7,22 +7,42 @@ import SystemSupport
 #endif
 
 /// Splits a byte stream into physical lines in bounded memory: it holds one read chunk plus at most one line of
-/// `maxLineLength` bytes, and discards a longer line instead of growing.
+/// `maxLineLength` bytes, and hands a longer line out in pieces of that size (`Line.piece`) instead of growing.
 ///
 /// A line ends with LF, CR LF, any run of CRs before an LF (CR CR LF: a file whose line ends were converted twice on
 /// Windows), or a CR alone (old Mac files); one file may mix them. Ends other than LF and CR LF are counted in
 /// `unusualLineEnds`, so that the card they were in can say it was repaired.
 struct LineReader {
     enum Line {
+        /// A whole line, or the last part of one handed out in pieces.
         case text(ArraySlice<UInt8>, number: Int)
-        case tooLong(number: Int)
+        /// A part of a line longer than `maxLineLength`: more of the same line follows.
+        case piece(ArraySlice<UInt8>, number: Int)
+
+        var bytes: ArraySlice<UInt8> {
+            switch self {
+            case .text(let bytes, _), .piece(let bytes, _): bytes
+            }
+        }
+
+        var number: Int {
+            switch self {
+            case .text(_, let number), .piece(_, let number): number
+            }
+        }
     }
 
     static let chunkSize = 64 * 1024
     private static let lineFeed = UInt8(ascii: "\n")
     private static let carriageReturn = UInt8(ascii: "\r")
 
-    private let file: FileDescriptor?
+    /// Where the bytes come from: a file read a chunk at a time, a spool file likewise, or nothing (`bytes`).
+    private enum Source {
+        case file(FileDescriptor)
+        case spool(SpoolFile)
+    }
+
+    private let source: Source?
     private var buffer: [UInt8]
     private var start = 0
     private var scanned = 0
@@ -40,14 +60,21 @@ struct LineReader {
     let maxLineLength: Int
 
     init(file: FileDescriptor, maxLineLength: Int) {
-        self.file = file
+        self.source = .file(file)
+        self.buffer = []
+        self.atEnd = false
+        self.maxLineLength = maxLineLength
+    }
+
+    init(spool: SpoolFile, maxLineLength: Int) {
+        self.source = .spool(spool)
         self.buffer = []
         self.atEnd = false
         self.maxLineLength = maxLineLength
     }
 
     init(bytes: [UInt8], maxLineLength: Int) {
-        self.file = nil
+        self.source = nil
         self.buffer = bytes
         self.atEnd = true
         self.maxLineLength = maxLineLength
@@ -71,7 +98,6 @@ struct LineReader {
     var position: Int { min(bytesRead, max(0, bytesRead - (buffer.count - start))) }
 
     mutating func next() -> Line? {
-        var discarding = false
         while true {
             if let end = lineBreak(from: scanned) {
                 if let after = terminatorEnd(at: end) {
@@ -79,7 +105,6 @@ struct LineReader {
                     let line = buffer[start..<end]
                     start = after
                     scanned = start
-                    if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
                     return .text(line, number: lineNumber)
                 }
                 scanned = end  // a run of CRs at the end of the buffer: read on to see whether an LF follows
@@ -92,13 +117,13 @@ struct LineReader {
                 let line = buffer[start...]
                 start = buffer.count
                 scanned = start
-                if discarding || line.count > maxLineLength { return .tooLong(number: lineNumber) }
                 return .text(line, number: lineNumber)
             }
-            if scanned - start > maxLineLength {
-                // Too long to ever be accepted: drop what we have and skip to the end of this line.
-                discarding = true
+            if scanned - start >= maxLineLength {
+                // A long line (an unfolded photo): what is read of it so far goes out, and reading goes on.
+                let piece = buffer[start..<scanned]
                 start = scanned
+                return .piece(piece, number: lineNumber + 1)
             }
             fill()
         }
@@ -139,7 +164,7 @@ struct LineReader {
 
     /// Moves the unread bytes to the front and reads one more chunk.
     private mutating func fill() {
-        guard let file else {
+        guard let source else {
             atEnd = true
             return
         }
@@ -153,9 +178,14 @@ struct LineReader {
         // one at a time, twice a file (the file, then its end), a quarter of the CPU of reading a folder of cards.
         let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunkSize) { chunk in
             var count = 0
-            repeat {
-                count = read(file.fd, chunk.baseAddress, Self.chunkSize)
-            } while count < 0 && errno == EINTR
+            switch source {
+            case .file(let file):
+                repeat {
+                    count = read(file.fd, chunk.baseAddress, Self.chunkSize)
+                } while count < 0 && errno == EINTR
+            case .spool(let spool):
+                count = spool.read(at: bytesRead, into: UnsafeMutableRawBufferPointer(chunk))
+            }
             if count < 0 { readError = SystemError.text(errno) }  // before the scratch space is freed
             if count > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<count])) }
             return count

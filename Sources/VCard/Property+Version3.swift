@@ -189,18 +189,20 @@ extension Property {
     /// - a URI (`http://...`) as `VALUE=uri`, with `MEDIATYPE=image/png` as `TYPE=PNG`.
     /// - `ENCODING=b` without a TYPE gets the type its bytes show.
     func mediaAsVersion3() -> Property? {
-        if value.hasASCIIPrefix("data:") { return inlineMediaAsVersion3() }
+        // Told by the value's head: a spooled photo is not read whole to learn what it is.
+        let head = valueHead
+        if head.hasASCIIPrefix("data:") { return inlineMediaAsVersion3() }
         let encoding = parameterValues("ENCODING").first?.lowercasedIfNeeded
         if encoding == "b" || encoding == "base64" {
             // The type its bytes show, as a data: URI read back gets it (Cyrus types a 3.0 photo so too).
-            guard !parameterValues("TYPE").contains(where: { !$0.isEmpty }), let sniffed = Self.sniffedType(value)
+            guard !parameterValues("TYPE").contains(where: { !$0.isEmpty }), let sniffed = Self.sniffedType(head)
             else { return nil }
             var copy = self
             copy.parameters.removeAll { $0.name.uppercasedIfNeeded == "TYPE" }
             copy.parameters.append(Parameter("TYPE", [sniffed]))
             return copy
         }
-        guard encoding == nil, Self.startsWithURIScheme(value) else { return nil }
+        guard encoding == nil, Self.startsWithURIScheme(head) else { return nil }
         let mediaType = parameterValues("MEDIATYPE").first
         let valueTypes = parameterValues("VALUE")
         let hasURIValue = valueTypes.contains { $0.lowercased() == "uri" }
@@ -220,7 +222,7 @@ extension Property {
         let encoding = parameterValues("ENCODING").first?.lowercased()
         let types = parameterValues("TYPE").filter { !$0.isEmpty }
         if encoding == "b" || encoding == "base64" {
-            let type = types.first ?? Self.sniffedType(value)
+            let type = types.first ?? Self.sniffedType(valueHead)
             let mediaType = type.map { $0.containsByte(UInt8(ascii: "/")) ? $0 : mediaTopLevel + "/" + $0.lowercased() }
             var copy = self
             copy.parameters.removeAll {
@@ -228,7 +230,12 @@ extension Property {
                 return key == "ENCODING" || key == "TYPE" || key == "VALUE"
             }
             if types.count > 1 { copy.parameters.append(Parameter("TYPE", Array(types.dropFirst()))) }
-            copy.value = "data:" + (mediaType ?? "") + ";base64," + value
+            let header = "data:" + (mediaType ?? "") + ";base64,"
+            if let large {
+                copy.setLarge(large.prepending(header))
+            } else {
+                copy.value = header + value
+            }
             return copy
         }
         guard parameterValues("VALUE").contains(where: { $0.lowercased() == "uri" }) else { return nil }
@@ -248,16 +255,23 @@ extension Property {
     func inlineMediaAsVersion3() -> Property? {
         // Not when ENCODING says the value is data already: its data could start `data:` again, and a second reading
         // would change it.
-        guard value.hasASCIIPrefix("data:"), Self.mediaProperties.contains(name.uppercasedIfNeeded),
-            parameterValues("ENCODING").isEmpty, let comma = value.firstIndex(of: ",")
+        let head = valueHead
+        guard head.hasASCIIPrefix("data:"), Self.mediaProperties.contains(name.uppercasedIfNeeded),
+            parameterValues("ENCODING").isEmpty, let comma = head.firstIndex(of: ",")
         else { return nil }
         // RFC 2397: data:[<mediatype>][;base64],<data>. Some writers escape the comma (`base64\,`), as in text.
-        let header = value[value.index(value.startIndex, offsetBy: 5)..<comma].split(separator: ";").map {
+        let header = head[head.index(head.startIndex, offsetBy: 5)..<comma].split(separator: ";").map {
             $0.filter { $0 != "\\" }
         }
         let base64 = header.last?.lowercased() == "base64"
         let subtype = header.first { $0.contains("/") }.flatMap(Self.subtype)
-        let data = String(value[value.index(after: comma)...])
+        // The data after the header: a spooled photo's stays in its file.
+        var data = Property(name: name, value: "")
+        if let large {
+            data.setLarge(large.dropping(head.utf8.distance(from: head.startIndex, to: comma) + 1))
+        } else {
+            data.value = String(value[value.index(after: comma)...])
+        }
         let types = parameterValues("TYPE").filter { !$0.isEmpty }
         var parameters = self.parameters.filter {
             let key = $0.name.uppercasedIfNeeded
@@ -267,15 +281,18 @@ extension Property {
             // Text in a data: URI, as Cyrus turns a phone's 3.0 `SOUND;TYPE=X-IRMC-N:reading` into 4.0.
             let type = subtype.map { subtype in [subtype] + types.filter { $0.uppercased() != subtype } } ?? types
             if !type.isEmpty { parameters.append(Parameter("TYPE", type)) }
-            return Property(group: group, name: name, parameters: parameters, value: PercentEncoding.decoded(data))
+            return Property(
+                group: group, name: name, parameters: parameters, value: PercentEncoding.decoded(data.value))
         }
         parameters.append(Parameter("ENCODING", ["b"]))
-        if let type = subtype ?? Self.sniffedType(data) {
+        if let type = subtype ?? Self.sniffedType(data.valueHead) {
             parameters.append(Parameter("TYPE", [type] + types.filter { $0.uppercased() != type }))
         } else if !types.isEmpty {
             parameters.append(Parameter("TYPE", types))
         }
-        return Property(group: group, name: name, parameters: parameters, value: data)
+        data.group = group
+        data.parameters = parameters
+        return data
     }
 
     /// `image/png` as `PNG`; nil for a media type without a subtype.

@@ -143,6 +143,8 @@ enum TextValue {
 
     private static let whitespace: [UInt8] = [0x20, 0x09, 0x0D, 0x0A]
 
+    static func isWhitespace(_ byte: UInt8) -> Bool { whitespace.contains(byte) }
+
     private static let backslash = UInt8(ascii: "\\")
     private static let newline = UInt8(ascii: "\n")
 

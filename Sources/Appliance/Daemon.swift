@@ -373,6 +373,8 @@ public final class Daemon {
         let board = board
         let logger = logger
         let userAgent = "ContactBox/\(options.version)"
+        // A large card's spool files go beside the store: on its disk, which the unit lets the service write.
+        SpoolFile.placeBeside(storePath)
         do {
             try worker.start(logger: logger) {
                 SyncPass(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Config
 import ContactStore
 import Glibc
+import SystemSupport
 
 /// `--db PATH` and `--config PATH`, shared by every subcommand that opens the store: every command finds the store
 /// the same way (``path(configuration:)``), so that `import` writes where `sync` reads.
@@ -66,6 +67,7 @@ public struct StoreOptions: ParsableArguments {
         do {
             try FileSystem.makeParentDirectories(of: path)
             let store = try ContactStore(path: path)
+            SpoolFile.placeBeside(path)
             if creating { Terminal.notice("created a new store at \(path)") }
             return store
         } catch {

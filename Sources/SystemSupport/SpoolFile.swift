@@ -9,11 +9,15 @@ import Synchronization
 /// Written by one thread, then shared read-only: `append` before the first `withBytes`, never after.
 public final class SpoolFile: @unchecked Sendable {
     /// Where spool files go: a folder on disk, never a tmpfs (whose pages are memory that cannot be given back).
-    /// Programs that open a store set it to the store's folder (`useDirectory`); `/var/tmp` otherwise (FHS: on disk).
+    /// Programs that open a store set it to the store's folder (`placeBeside`); `/var/tmp` otherwise (FHS: on disk),
+    /// which is also where a spool file goes when that folder cannot take one.
     public static var directory: String { directoryBox.withLock { $0 } }
 
-    /// Sets `directory`: once at start-up, before any sync runs.
-    public static func useDirectory(_ path: String) { directoryBox.withLock { $0 = path } }
+    /// Sets `directory` to the folder of `file` (the store): once at start-up, before any sync runs.
+    public static func placeBeside(_ file: String) {
+        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+        directoryBox.withLock { $0 = folder.isEmpty ? "/" : folder }
+    }
 
     private static let directoryBox = Mutex("/var/tmp")
 
@@ -24,6 +28,7 @@ public final class SpoolFile: @unchecked Sendable {
     /// A new empty spool file in `directory`.
     public init(directory: String = SpoolFile.directory) throws(SystemError) {
         var fd = open(directory, Self.tmpFile | O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0, directory != "/var/tmp" { fd = open("/var/tmp", Self.tmpFile | O_RDWR | O_CLOEXEC, 0o600) }
         if fd < 0 {
             // A file system without O_TMPFILE (vfat, NFS): a named file, unlinked at once.
             var template = Array((directory + "/contactbox-spool-XXXXXX").utf8CString)

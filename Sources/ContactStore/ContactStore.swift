@@ -23,10 +23,27 @@ public final class ContactStore {
 
     /// Opens (creating if needed) the store at `path` and migrates it to the current schema.
     public init(path: String, now: @escaping () -> Int64 = ContactStore.currentTimeMillis) throws {
-        self.db = try Database(path: path)
+        self.db = try Self.openWritable(path)
         self.now = now
         try Schema.migrate(db)
         try rehashIfPending()
+    }
+
+    /// The database at `path`, opened to write. SQLite's words for a read-only one name a pragma; the person needs
+    /// to know that the file or its folder cannot be written (the store keeps its write-ahead log beside the file).
+    private static func openWritable(_ path: String) throws -> Database {
+        do {
+            return try Database(path: path)
+        } catch {
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            guard error.mayBeReadOnly, access(path, F_OK) == 0,
+                access(path, W_OK) != 0 || access(folder.isEmpty ? "/" : folder, W_OK) != 0
+            else { throw error }
+            throw ContactStoreError(
+                .readOnly,
+                "\(path) is read-only here: this user cannot write the file or the folder it is in, and the store"
+                    + " keeps its write-ahead log beside it (\(error.message))")
+        }
     }
 
     /// Opens an existing store only to read it, for the commands that only read (`list`, `show`, `check`,

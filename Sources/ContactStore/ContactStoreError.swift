@@ -17,6 +17,8 @@ public struct ContactStoreError: Error, CustomStringConvertible, Sendable, Equat
         case notFound = "not-found"
         /// A row whose stored values this version cannot read.
         case corruptRow = "corrupt-row"
+        /// The store cannot be written where it is: its file or folder is read-only to this user.
+        case readOnly = "read-only"
     }
 
     public var code: Code

@@ -22,6 +22,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public var primaryCode: Int32 { code & 0xFF }
 
     public var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
+
+    /// The database, or the folder its journal goes in, could not be written or opened to write (`SQLITE_READONLY`,
+    /// `SQLITE_CANTOPEN` and their kinds): the caller tells which by the file system.
+    public var mayBeReadOnly: Bool { primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN }
     public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
 
     public var description: String {

@@ -100,7 +100,7 @@ struct LargeContactTests {
         #expect(undo.deleted == 1)
         #expect(try store.contact(uid: "big")?.deleted == true)
 
-        try store.restore(uid: "big", to: try #require(deleted.stateBefore), reason: "by hand", runID: nil)
+        _ = try store.restore(uid: "big", to: try #require(deleted.stateBefore), reason: "by hand", runID: nil)
         #expect(Self.bytes(try #require(try store.contact(uid: "big")).text) == written)
 
         fixture.clock.advance(by: 1_000)

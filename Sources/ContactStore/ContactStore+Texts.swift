@@ -23,7 +23,9 @@ struct TextPlace: Sendable, Equatable {
 // neither SQLite nor this process holds it whole (`Schema.version8`).
 extension ContactStore {
     /// The text column of a SELECT from contacts or history (of `table`, or its alias): the text where it is
-    /// small, NULL where it is large. `length` of a TEXT or BLOB value reads only its header.
+    /// small, NULL where it is large. A large text written since schema 8 is in `texts` (its `vcard` is empty);
+    /// `length` counts the characters of a TEXT, reading it, which only rows written before (at most 2 MiB, the
+    /// reader's limit then) can cost.
     static func smallText(of table: String) -> String {
         "CASE WHEN \(table).text_id IS NULL AND length(\(table).vcard) <= \(CardText.spoolThreshold)"
             + " THEN \(table).vcard END"

@@ -35,7 +35,8 @@ extension ContactStore {
     /// false a large text is left unread (empty), for a writer that copies or compares it at its place.
     func rowText(_ row: Row, column: Int, place: TextPlace, reading: Bool) throws -> (CardText, TextPlace?) {
         if !(try row.isNull(column)) {
-            return (.bytes(Array(try row.string(column).utf8)), nil)
+            // A TEXT value's bytes as stored, not checked as UTF-8 again on the way to a String.
+            return (.bytes(try row.blob(column)), nil)
         }
         return (reading ? try readText(at: place) : .bytes([]), place)
     }

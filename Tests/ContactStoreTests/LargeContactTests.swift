@@ -132,4 +132,19 @@ struct LargeContactTests {
         #expect(try store.contact(uid: "small")?.displayName == "Smaller")
         #expect(try store.check() == [])
     }
+
+    @Test("a large text written before schema 8, in the row's own vcard, is read and copied to history in pieces")
+    func largeTextInItsRow() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.upsert(try makeCard(uid: "legacy", name: "Legacy"), reason: "test")
+        let legacy = Self.largeText(uid: "legacy", name: "Legacy", photoBytes: 100_000, seed: 3)
+        try fixture.rawDatabase().run("UPDATE contacts SET vcard = ? WHERE uid = 'legacy'", legacy)
+        #expect(Self.bytes(try #require(try store.contact(uid: "legacy")).text) == Array(legacy.utf8))
+
+        try store.upsert(try makeCard(uid: "legacy", name: "Renamed"), reason: "test")
+        let replaced = try #require(try store.history(uid: "legacy").first)
+        #expect(Self.bytes(replaced.text) == Array(legacy.utf8))
+        #expect(try fixture.rawDatabase().scalarInt64("SELECT count(*) FROM history WHERE text_id IS NOT NULL") == 1)
+    }
 }

@@ -20,18 +20,18 @@ extension ContactStore {
         }
         let hash = hash ?? card.contentHash  // the caller may have it already: hashing is not free
         return try db.transaction {
-            let existing = try contact(uid: uid)
+            let existing = try storedRow(uid: uid)
             let time = now()
             var card = card
             if stampingRevision, existing.map({ $0.deleted || $0.hash != hash }) ?? true {
                 card = card.stampingRevision(milliseconds: time)
             }
-            let vcard = card.serializedBytes()
-            if let existing, !existing.deleted, existing.vcard.utf8.elementsEqual(vcard) {
+            let text = card.serializedText()
+            if let existing, !existing.deleted, try hasText(existing, text, hash: hash) {
                 return false
             }
             try write(
-                card, uid: uid, vcard: vcard, hash: hash, over: existing,
+                card, uid: uid, text: text, hash: hash, over: existing,
                 origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: time)
             return true
         }
@@ -42,7 +42,7 @@ extension ContactStore {
     @discardableResult
     public func delete(uid: String, reason: String, remoteID: Int64? = nil, runID: Int64? = nil) throws -> Bool {
         try db.transaction {
-            guard let existing = try contact(uid: uid), !existing.deleted else {
+            guard let existing = try storedRow(uid: uid), !existing.deleted else {
                 return false
             }
             try tombstone(existing, origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
@@ -52,46 +52,58 @@ extension ContactStore {
 
     /// The contact with this UID, live or tombstone.
     public func contact(uid: String) throws -> StoredContact? {
-        try db.queryFirst("SELECT \(Self.contactColumns) FROM contacts WHERE uid = ?", uid, map: Self.storedContact)
+        try db.queryFirst("SELECT \(Self.contactColumns) FROM contacts WHERE uid = ?", uid, map: storedContact)
+    }
+
+    /// The contact with this UID as a writer needs it: a large text is left where it is, to be copied or compared
+    /// there (`hasText`, `recordHistory`), not read.
+    func storedRow(uid: String) throws -> StoredContact? {
+        try db.queryFirst("SELECT \(Self.contactColumns) FROM contacts WHERE uid = ?", uid) { row in
+            try storedContact(row, readingText: false)
+        }
     }
 
     // MARK: Row writers shared with import
 
-    func insertContact(_ card: Card, uid: String, vcard: [UInt8], hash: String, at time: Int64) throws {
+    func insertContact(_ card: Card, uid: String, text: CardText, hash: String, at time: Int64) throws {
+        let stored = try storeText(text)
         try db.run(
             """
-            INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 0)
-            """, uid, SQLValue.utf8Text(vcard), hash, card.displayName, time, time, try nextChangeSeq())
+            INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted, text_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)
+            """, uid, stored.vcard, hash, card.displayName, time, time, try nextChangeSeq(), stored.textID)
     }
 
-    /// New content for an existing row (live or tombstone); the row keeps its id, UID and creation time.
-    func replaceContact(id: Int64, with card: Card, vcard: [UInt8], hash: String, at time: Int64) throws {
+    /// New content for an existing row (live or tombstone); the row keeps its id, UID and creation time. A large
+    /// text it had goes with the new `text_id` (the trigger `contacts_text_replaced`).
+    func replaceContact(id: Int64, with card: Card, text: CardText, hash: String, at time: Int64) throws {
+        let stored = try storeText(text)
         try db.run(
             """
-            UPDATE contacts SET vcard = ?, hash = ?, display_name = ?, changed_at = ?, change_seq = ?, deleted = 0
+            UPDATE contacts SET vcard = ?, hash = ?, display_name = ?, changed_at = ?, change_seq = ?, deleted = 0,
+                text_id = ?
             WHERE id = ?
-            """, SQLValue.utf8Text(vcard), hash, card.displayName, time, try nextChangeSeq(), id)
+            """, stored.vcard, hash, card.displayName, time, try nextChangeSeq(), stored.textID, id)
     }
 
     /// Writes `card` as the version of `uid`, over `existing` (nil: a new UID), recording the change in history
     /// first: `created` when the UID was not live, else the replaced version as `updated`.
     func write(
-        _ card: Card, uid: String, vcard: [UInt8], hash: String, over existing: StoredContact?, origin: HistoryOrigin,
+        _ card: Card, uid: String, text: CardText, hash: String, over existing: StoredContact?, origin: HistoryOrigin,
         at time: Int64
     ) throws {
         guard let existing else {
-            try recordHistory(uid: uid, vcard: "", hash: "", kind: .created, origin: origin, at: time)
-            try insertContact(card, uid: uid, vcard: vcard, hash: hash, at: time)
+            try recordHistory(uid: uid, text: .bytes([]), hash: "", kind: .created, origin: origin, at: time)
+            try insertContact(card, uid: uid, text: text, hash: hash, at: time)
             return
         }
         if existing.deleted {
             // The tombstone's last version went to history when it was deleted.
-            try recordHistory(uid: uid, vcard: "", hash: "", kind: .created, origin: origin, at: time)
+            try recordHistory(uid: uid, text: .bytes([]), hash: "", kind: .created, origin: origin, at: time)
         } else {
             try recordHistory(existing, kind: .updated, origin: origin, at: time)
         }
-        try replaceContact(id: existing.id, with: card, vcard: vcard, hash: hash, at: time)
+        try replaceContact(id: existing.id, with: card, text: text, hash: hash, at: time)
     }
 
     /// Turns the live `existing` into a tombstone, its last version to history as `deleted`.
@@ -104,19 +116,30 @@ extension ContactStore {
             existing.id)
     }
 
+    /// Copies `contact`'s version to history: a large text at its place, in pieces (`copyText`).
     func recordHistory(_ contact: StoredContact, kind: HistoryKind, origin: HistoryOrigin, at time: Int64) throws {
+        let stored = try contact.largeText.map { (vcard: SQLValue.utf8Text([]), textID: try copyText(at: $0)) }
         try recordHistory(
-            uid: contact.uid, vcard: contact.vcard, hash: contact.hash, kind: kind, origin: origin, at: time)
+            uid: contact.uid, stored: stored ?? storeText(contact.text), hash: contact.hash, kind: kind,
+            origin: origin, at: time)
     }
 
     func recordHistory(
-        uid: String, vcard: String, hash: String, kind: HistoryKind, origin: HistoryOrigin, at time: Int64
+        uid: String, text: CardText, hash: String, kind: HistoryKind, origin: HistoryOrigin, at time: Int64
+    ) throws {
+        try recordHistory(uid: uid, stored: storeText(text), hash: hash, kind: kind, origin: origin, at: time)
+    }
+
+    private func recordHistory(
+        uid: String, stored: (vcard: SQLValue, textID: Int64?), hash: String, kind: HistoryKind,
+        origin: HistoryOrigin, at time: Int64
     ) throws {
         try db.run(
             """
-            INSERT INTO history (uid, vcard, hash, reason, recorded_at, remote_id, kind, run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, uid, vcard, hash, origin.reason, time, origin.remoteID, kind.rawValue, origin.runID)
+            INSERT INTO history (uid, vcard, hash, reason, recorded_at, remote_id, kind, run_id, text_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, uid, stored.vcard, hash, origin.reason, time, origin.remoteID, kind.rawValue, origin.runID,
+            stored.textID)
     }
 }
 

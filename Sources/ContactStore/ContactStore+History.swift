@@ -1,4 +1,5 @@
 import SQLite
+import VCard
 
 // Reading the history: one contact's versions, the latest changes of the store, and what a contact looked like at
 // a point in time. Every read is a keyset page of at most `chunkLimit` rows or one indexed lookup.
@@ -10,7 +11,7 @@ extension ContactStore {
         try Self.checkLimit(limit)
         return try db.query(
             "SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND id < ? ORDER BY id DESC LIMIT ?", uid,
-            before ?? Int64.max, limit, map: Self.historyEntry)
+            before ?? Int64.max, limit, map: historyEntry)
     }
 
     /// The latest history rows of the whole store, newest first; with `before`, only rows with a smaller id.
@@ -18,12 +19,12 @@ extension ContactStore {
         try Self.checkLimit(limit)
         return try db.query(
             "SELECT \(Self.historyColumns) FROM history WHERE id < ? ORDER BY id DESC LIMIT ?", before ?? Int64.max,
-            limit, map: Self.historyEntry)
+            limit, map: historyEntry)
     }
 
     /// History row `id`.
     public func historyEntry(id: Int64) throws -> HistoryEntry? {
-        try db.queryFirst("SELECT \(Self.historyColumns) FROM history WHERE id = ?", id, map: Self.historyEntry)
+        try db.queryFirst("SELECT \(Self.historyColumns) FROM history WHERE id = ?", id, map: historyEntry)
     }
 
     /// The state `entry`'s change led to: the state before the next change of its UID, else the current one.
@@ -32,7 +33,7 @@ extension ContactStore {
             """
             SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND id > ? AND kind <> 'archived'
             ORDER BY id LIMIT 1
-            """, entry.uid, entry.id, map: Self.historyEntry), let state = next.stateBefore
+            """, entry.uid, entry.id, map: historyEntry), let state = next.stateBefore
         {
             return state
         }
@@ -60,7 +61,7 @@ extension ContactStore {
             """
             SELECT \(Self.historyColumns) FROM history WHERE uid = ? AND recorded_at > ? AND kind <> 'archived'
             ORDER BY recorded_at, id LIMIT 1
-            """, contact.uid, time, map: Self.historyEntry), let state = first.stateBefore
+            """, contact.uid, time, map: historyEntry), let state = first.stateBefore
         {
             return state
         }
@@ -69,10 +70,10 @@ extension ContactStore {
 
     /// Calls `body` with every contact live at `time`, as it was then (its UID and vCard), in row order, a page of
     /// at most `chunkLimit` contacts at a time: the store as it was then, for `export --as-of`.
-    public func forEachContact(asOf time: Int64, _ body: (_ uid: String, _ vcard: String) throws -> Void) throws {
+    public func forEachContact(asOf time: Int64, _ body: (_ uid: String, _ text: CardText) throws -> Void) throws {
         try forEachContactPage { page in
             for contact in page {
-                if case .live(let vcard, _) = try state(of: contact, at: time) { try body(contact.uid, vcard) }
+                if case .live(let text, _) = try state(of: contact, at: time) { try body(contact.uid, text) }
             }
         }
     }
@@ -83,7 +84,7 @@ extension ContactStore {
         while true {
             let page = try db.query(
                 "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", after, Self.chunkLimit,
-                map: Self.storedContact)
+                map: storedContact)
             guard let last = page.last else { return }
             try body(page)
             after = last.id
@@ -94,25 +95,35 @@ extension ContactStore {
     public func historySize() throws -> (rows: Int64, bytes: Int64) {
         let rows = try db.scalarInt64("SELECT count(*) FROM history") ?? 0
         let bytes =
-            try db.scalarInt64("SELECT coalesce(sum(length(vcard) + length(hash) + length(reason)), 0) FROM history")
-            ?? 0
+            try db.scalarInt64(
+                """
+                SELECT coalesce(sum(length(vcard) + length(hash) + length(reason)
+                    + coalesce((SELECT length(text) FROM texts WHERE texts.id = history.text_id), 0)), 0)
+                FROM history
+                """) ?? 0
         return (rows, bytes)
     }
 
     static func state(of contact: StoredContact) -> ContactState {
-        contact.deleted ? .absent : .live(vcard: contact.vcard, hash: contact.hash)
+        contact.deleted ? .absent : .live(text: contact.text, hash: contact.hash)
     }
 
-    static let historyColumns = "id, uid, vcard, hash, reason, recorded_at, remote_id, kind, run_id"
+    static let historyColumns =
+        "id, uid, \(smallText(of: "history")), hash, reason, recorded_at, remote_id, kind, run_id, text_id"
 
-    static func historyEntry(_ row: Row) throws -> HistoryEntry {
+    func historyEntry(_ row: Row) throws -> HistoryEntry {
+        let id = try row.int64(0)
         let kindText = try row.string(7)
         guard let kind = HistoryKind(rawValue: kindText) else {
-            throw ContactStoreError(.corruptRow, "history row \(try row.int64(0)) has unknown kind '\(kindText)'")
+            throw ContactStoreError(.corruptRow, "history row \(id) has unknown kind '\(kindText)'")
         }
-        return HistoryEntry(
-            id: try row.int64(0), uid: try row.string(1), vcard: try row.string(2), hash: try row.string(3),
-            reason: try row.string(4), recordedAt: try row.int64(5), remoteID: try row.optionalInt64(6), kind: kind,
+        let place = TextPlace(table: "history", rowID: id, textID: try row.optionalInt64(9))
+        let (text, largeText) = try rowText(row, column: 2, place: place, reading: true)
+        var entry = HistoryEntry(
+            id: id, uid: try row.string(1), text: text, hash: try row.string(3), reason: try row.string(4),
+            recordedAt: try row.int64(5), remoteID: try row.optionalInt64(6), kind: kind,
             runID: try row.optionalInt64(8))
+        entry.largeText = largeText
+        return entry
     }
 }

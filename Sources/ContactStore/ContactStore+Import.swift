@@ -42,30 +42,30 @@ extension ContactStore {
             // Identity is the UID, so a card without one gets one, written into the stored vCard.
             let fresh = Card.makeUID()
             card.setUID(fresh)
-            try write(card, uid: fresh, vcard: card.serializedBytes(), hash: hash, over: nil, origin: origin, at: time)
+            try write(card, uid: fresh, text: card.serializedText(), hash: hash, over: nil, origin: origin, at: time)
             return .inserted(fresh)
         }
-        let existing = try contact(uid: uid)
+        let existing = try storedRow(uid: uid)
         guard let existing, !existing.deleted else {
             try write(
-                card, uid: uid, vcard: card.serializedBytes(), hash: hash, over: existing, origin: origin, at: time)
+                card, uid: uid, text: card.serializedText(), hash: hash, over: existing, origin: origin, at: time)
             return .inserted(uid)
         }
         if updating {
             // A change made on the box: dated now, whatever REV the edited export kept.
             card = card.stampingRevision(milliseconds: time)
             try write(
-                card, uid: uid, vcard: card.serializedBytes(), hash: hash, over: existing, origin: origin, at: time)
+                card, uid: uid, text: card.serializedText(), hash: hash, over: existing, origin: origin, at: time)
             return .updated(uid)
         }
         // Same UID, different content: two contacts claim one identity. Keep both; the newcomer moves to a fresh
         // UID, and its version as it arrived goes to history so the rename can be traced and undone.
         let fresh = Card.makeUID()
         try recordHistory(
-            uid: fresh, vcard: card.serialized(), hash: hash, kind: .archived,
+            uid: fresh, text: card.serializedText(), hash: hash, kind: .archived,
             origin: HistoryOrigin(reason: "import-duplicate-uid", remoteID: nil, runID: runID), at: time)
         card.setUID(fresh)
-        try write(card, uid: fresh, vcard: card.serializedBytes(), hash: hash, over: nil, origin: origin, at: time)
+        try write(card, uid: fresh, text: card.serializedText(), hash: hash, over: nil, origin: origin, at: time)
         return .renamed(from: uid, to: fresh)
     }
 }

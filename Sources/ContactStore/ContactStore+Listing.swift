@@ -30,7 +30,7 @@ extension ContactStore {
             SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions.joined(separator: " AND "))
             ORDER BY display_name COLLATE NOCASE, id LIMIT ?
             """
-        return try db.query(sql, arguments: arguments, map: Self.storedContact)
+        return try db.query(sql, arguments: arguments, map: storedContact)
     }
 
     /// Calls `body` with every live contact in name order, reading one page of at most `chunkLimit` at a time, so
@@ -51,7 +51,7 @@ extension ContactStore {
         try Self.checkLimit(limit)
         return try db.query(
             "SELECT \(Self.contactColumns) FROM contacts WHERE change_seq > ? ORDER BY change_seq LIMIT ?", seq, limit,
-            map: Self.storedContact)
+            map: storedContact)
     }
 
     /// The number of live contacts, or of all rows including tombstones.

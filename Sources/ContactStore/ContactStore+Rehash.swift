@@ -17,9 +17,9 @@ extension ContactStore {
             try transaction {
                 let chunk = try db.query(
                     "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", after,
-                    Self.chunkLimit, map: Self.storedContact)
+                    Self.chunkLimit, map: storedContact)
                 for contact in chunk {
-                    let hash = Card.stored(contact.vcard, uid: contact.uid).contentHash
+                    let hash = Card.stored(contact.text, uid: contact.uid).contentHash
                     guard hash != contact.hash else { continue }
                     try db.run("UPDATE contacts SET hash = ? WHERE id = ?", hash, contact.id)
                     for table in ["remote_items", "refused_items", "damaged_items"] {

@@ -1,4 +1,5 @@
 import SQLite
+import VCard
 
 /// What a sync run needs beyond plain CRUD: the remote's listing, kept in a scratch database so that a listing of
 /// any size is compared with the saved state by SQLite in bounded memory, and the local changes not yet on a remote.
@@ -199,7 +200,8 @@ extension ContactStore {
         bytes: Int = ContactStore.chunkBytes
     ) throws -> [LocalChange] {
         try Self.checkLimit(limit)
-        let columns = Self.contactColumns.split(separator: ",").map { "c." + $0.trimmingSpaces }.joined(separator: ", ")
+        let columns = Self.contactColumns(of: "c")
+        let own = Self.contactColumnCount
         var size = 0
         return try db.query(
             """
@@ -210,30 +212,26 @@ extension ContactStore {
             ORDER BY c.change_seq LIMIT ?
             """, arguments: [remoteID, seq, upper, limit],
             map: { row in
-                let contact = try Self.storedContact(row)
-                let base = try row.optionalString(9).map { href in
+                let contact = try storedContact(row)
+                let base = try row.optionalString(own).map { href in
                     RemoteItemState(
-                        remoteID: remoteID, uid: contact.uid, href: href, etag: try row.optionalString(10),
-                        hash: try row.string(11))
+                        remoteID: remoteID, uid: contact.uid, href: href, etag: try row.optionalString(own + 1),
+                        hash: try row.string(own + 2))
                 }
                 return LocalChange(contact: contact, base: base)
             },
             isLast: { change in
-                size += change.contact.vcard.utf8.count
+                size += change.contact.text.count
                 return size >= bytes
             })
     }
 
     /// Keeps a version that is about to be lost (a conflict's loser that only the remote had) in history.
     public func archive(
-        uid: String, vcard: String, hash: String, reason: String, remoteID: Int64?, runID: Int64? = nil
+        uid: String, text: CardText, hash: String, reason: String, remoteID: Int64?, runID: Int64? = nil
     ) throws {
         try recordHistory(
-            uid: uid, vcard: vcard, hash: hash, kind: .archived,
+            uid: uid, text: text, hash: hash, kind: .archived,
             origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
     }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: String { String(drop { $0 == " " }) }
 }

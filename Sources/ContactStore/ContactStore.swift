@@ -108,13 +108,35 @@ public final class ContactStore {
         return value
     }
 
-    static let contactColumns = "id, uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted"
+    static let contactColumns = contactColumns(of: "contacts")
+    /// The number of `contactColumns`: a query's own columns follow them.
+    static let contactColumnCount = 10
 
-    static func storedContact(_ row: Row) throws -> StoredContact {
-        StoredContact(
-            id: try row.int64(0), uid: try row.string(1), vcard: try row.string(2), hash: try row.string(3),
-            displayName: try row.string(4), createdAt: try row.int64(5), changedAt: try row.int64(6),
-            changeSeq: try row.int64(7), deleted: try row.bool(8))
+    /// The columns `storedContact` reads, of `table` (contacts, or its alias in a join).
+    static func contactColumns(of table: String) -> String {
+        [
+            "id", "uid", smallText(of: table), "hash", "display_name", "created_at", "changed_at", "change_seq",
+            "deleted",
+        ]
+        .map { $0.hasPrefix("CASE") ? $0 : "\(table).\($0)" }.joined(separator: ", ") + ", \(table).text_id"
+    }
+
+    func storedContact(_ row: Row) throws -> StoredContact {
+        try storedContact(row, readingText: true)
+    }
+
+    /// The contact of a row of `contactColumns`; with `readingText` false, a large text is left unread (a writer's
+    /// view: it copies or compares it at its place).
+    func storedContact(_ row: Row, readingText: Bool) throws -> StoredContact {
+        let id = try row.int64(0)
+        let place = TextPlace(table: "contacts", rowID: id, textID: try row.optionalInt64(9))
+        let (text, largeText) = try rowText(row, column: 2, place: place, reading: readingText)
+        var contact = StoredContact(
+            id: id, uid: try row.string(1), text: text, hash: try row.string(3), displayName: try row.string(4),
+            createdAt: try row.int64(5), changedAt: try row.int64(6), changeSeq: try row.int64(7),
+            deleted: try row.bool(8))
+        contact.largeText = largeText
+        return contact
     }
 
     static func checkLimit(_ limit: Int) throws {

@@ -1,3 +1,5 @@
+import VCard
+
 /// What a history row records (schema 4, `Docs/architecture.md`, "History").
 public enum HistoryKind: String, Sendable, CaseIterable {
     /// The contact was not live before this change: a new UID, or a tombstone revived.
@@ -23,7 +25,16 @@ public enum RunKind: String, Sendable, CaseIterable {
 /// One UID's state at a point in time: live with this version, or not live (never created, or a tombstone).
 public enum ContactState: Sendable, Equatable {
     case absent
-    case live(vcard: String, hash: String)
+    case live(text: CardText, hash: String)
+
+    public static func == (lhs: ContactState, rhs: ContactState) -> Bool {
+        switch (lhs, rhs) {
+        case (.absent, .absent): true
+        case (.live(let left, let leftHash), .live(let right, let rightHash)):
+            leftHash == rightHash && left.hasSameBytes(as: right)
+        default: false
+        }
+    }
 
     public var isLive: Bool {
         if case .live = self { return true }

@@ -5,7 +5,7 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7]
+    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -241,5 +241,28 @@ enum Schema {
             next_id INTEGER NOT NULL
         );
         INSERT INTO rehash_pending (id, next_id) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM contacts);
+        """
+
+    private static let version8 = """
+        -- Texts larger than CardText.spoolThreshold (a card with a photo of megabytes), one row each, written, read
+        -- and copied in pieces (incremental blob I/O, SQLite.Database+Blob) by `ContactStore+Texts.swift`. Not in
+        -- contacts.vcard or history.vcard: a statement that writes a row builds the whole record in SQLite's heap,
+        -- so every UPDATE of such a row (a tombstone, a new hash) would hold the text whole, and a zeroblob stays
+        -- small only as a record's last column. Here the text is the one column, and its row is never updated.
+        CREATE TABLE texts (
+            id INTEGER PRIMARY KEY,
+            text BLOB NOT NULL
+        );
+        -- Where a row's text is when it is in `texts` (its vcard is then empty); NULL: in vcard. Each text belongs
+        -- to one row, and goes with it (a history copy is a text of its own).
+        ALTER TABLE contacts ADD COLUMN text_id INTEGER;
+        ALTER TABLE history ADD COLUMN text_id INTEGER;
+        CREATE TRIGGER contacts_text_replaced AFTER UPDATE OF text_id ON contacts
+        WHEN old.text_id IS NOT NULL AND old.text_id IS NOT new.text_id
+        BEGIN DELETE FROM texts WHERE id = old.text_id; END;
+        CREATE TRIGGER contacts_text_deleted AFTER DELETE ON contacts WHEN old.text_id IS NOT NULL
+        BEGIN DELETE FROM texts WHERE id = old.text_id; END;
+        CREATE TRIGGER history_text_deleted AFTER DELETE ON history WHEN old.text_id IS NOT NULL
+        BEGIN DELETE FROM texts WHERE id = old.text_id; END;
         """
 }

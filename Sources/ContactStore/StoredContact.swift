@@ -1,10 +1,18 @@
+import VCard
+
 /// A contact as the store keeps it: the current version of one UID, or its tombstone once deleted.
 public struct StoredContact: Sendable, Equatable {
     /// The row id: stable for the life of the UID (a revived tombstone keeps it), and the tie-breaker of paging.
     public var id: Int64
     public var uid: String
-    /// The whole vCard as serialised by the VCard module.
-    public var vcard: String
+    /// The whole vCard as serialised by the VCard module: in a spool file where it is large.
+    public var text: CardText {
+        get { comparedText.text }
+        set { comparedText.text = newValue }
+    }
+    private var comparedText: ComparedText
+    /// The text as a String, for a person's eyes (show, edit, export): a large one is read whole.
+    public var vcard: String { text.string }
     /// The normalised content hash (`Card.contentHash`), used to detect change and exact duplicates.
     public var hash: String
     public var displayName: String
@@ -18,12 +26,12 @@ public struct StoredContact: Sendable, Equatable {
     public var deleted: Bool
 
     public init(
-        id: Int64, uid: String, vcard: String, hash: String, displayName: String, createdAt: Int64,
+        id: Int64, uid: String, text: CardText, hash: String, displayName: String, createdAt: Int64,
         changedAt: Int64, changeSeq: Int64, deleted: Bool
     ) {
         self.id = id
         self.uid = uid
-        self.vcard = vcard
+        self.comparedText = ComparedText(text: text)
         self.hash = hash
         self.displayName = displayName
         self.createdAt = createdAt
@@ -31,6 +39,9 @@ public struct StoredContact: Sendable, Equatable {
         self.changeSeq = changeSeq
         self.deleted = deleted
     }
+
+    /// Where the text is kept when it is large (`ContactStore+Texts.swift`): a writer copies and compares it there.
+    var largeText: TextPlace?
 
     /// Where the next page starts when this contact is the last of the current one.
     public var cursor: ContactCursor { ContactCursor(displayName: displayName, id: id) }
@@ -52,8 +63,16 @@ public struct ContactCursor: Sendable, Hashable {
 public struct HistoryEntry: Sendable, Equatable {
     public var id: Int64
     public var uid: String
-    /// The version before the change; empty for `created`.
-    public var vcard: String
+    /// The version before the change; empty for `created`. In a spool file where it is large.
+    public var text: CardText {
+        get { comparedText.text }
+        set { comparedText.text = newValue }
+    }
+    private var comparedText: ComparedText
+    /// The text as a String, for a person's eyes (history, restore): a large one is read whole.
+    public var vcard: String { text.string }
+    /// Where the text is kept when it is large.
+    var largeText: TextPlace?
     public var hash: String
     /// Why the version was replaced: `replaced by <remote>`, `deleted on <remote>`, `conflict-lost:<remote>`,
     /// `deleted on the command line`, `undo of run 12` ...
@@ -67,12 +86,12 @@ public struct HistoryEntry: Sendable, Equatable {
     public var runID: Int64?
 
     public init(
-        id: Int64, uid: String, vcard: String, hash: String, reason: String, recordedAt: Int64, remoteID: Int64?,
+        id: Int64, uid: String, text: CardText, hash: String, reason: String, recordedAt: Int64, remoteID: Int64?,
         kind: HistoryKind = .updated, runID: Int64? = nil
     ) {
         self.id = id
         self.uid = uid
-        self.vcard = vcard
+        self.comparedText = ComparedText(text: text)
         self.hash = hash
         self.reason = reason
         self.recordedAt = recordedAt
@@ -85,7 +104,7 @@ public struct HistoryEntry: Sendable, Equatable {
     public var stateBefore: ContactState? {
         switch kind {
         case .created: return .absent
-        case .updated, .deleted: return .live(vcard: vcard, hash: hash)
+        case .updated, .deleted: return .live(text: text, hash: hash)
         case .archived: return nil
         }
     }

@@ -12,7 +12,7 @@ final class LazyCard {
 
     var card: Card? {
         if let parsed { return parsed }
-        let card = stored.map { Card.stored($0.vcard, uid: $0.uid) }
+        let card = stored.map { Card.stored($0.text, uid: $0.uid) }
         parsed = .some(card)
         return card
     }

@@ -10,7 +10,7 @@ enum StoreChange {
     /// The contact deleted; the store keeps it in history with `reason`.
     case deleteContact(uid: String, reason: String)
     /// A version that is not kept as the contact (a conflict's loser) goes to history.
-    case keepInHistory(uid: String, vcard: String, hash: String, reason: String)
+    case keepInHistory(uid: String, text: CardText, hash: String, reason: String)
     /// What both sides now hold; `created` when this run created the remote's item.
     case recordBase(uid: String, entry: RemoteEntry, hash: String, created: Bool)
     case forgetBase(uid: String)
@@ -27,8 +27,8 @@ enum StoreChange {
             try store.upsert(card, hash: hash, reason: reason, remoteID: remoteID, runID: runID)
         case .deleteContact(let uid, let reason):
             try store.delete(uid: uid, reason: reason, remoteID: remoteID, runID: runID)
-        case .keepInHistory(let uid, let vcard, let hash, let reason):
-            try store.archive(uid: uid, vcard: vcard, hash: hash, reason: reason, remoteID: remoteID, runID: runID)
+        case .keepInHistory(let uid, let text, let hash, let reason):
+            try store.archive(uid: uid, text: text, hash: hash, reason: reason, remoteID: remoteID, runID: runID)
         case .recordBase(let uid, let entry, let hash, let created):
             // Another contact recorded at this place lost it: the place is this contact's now.
             if let other = try store.remoteItem(remoteID: remoteID, href: entry.href), other.uid != uid {

@@ -74,7 +74,8 @@ extension SyncSession {
             return [.forgetBase(uid: uid)]
         case .keepInHistory(let fetched, let reason):
             return [
-                .keepInHistory(uid: fetched.uid, vcard: fetched.card.serialized(), hash: fetched.hash, reason: reason)
+                .keepInHistory(
+                    uid: fetched.uid, text: fetched.card.serializedText(), hash: fetched.hash, reason: reason)
             ]
         case .remote:
             return []  // carried out by `perform`

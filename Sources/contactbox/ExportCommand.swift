@@ -50,7 +50,7 @@ struct ExportCommand: ParsableCommand {
             if let asOf {
                 let time = try RestoreCommand.time(asOf)
                 RestoreCommand.warnIfPruned(after: time, in: contacts)
-                try contacts.forEachContact(asOf: time) { try write(uid: $0, vcard: $1) }
+                try contacts.forEachContact(asOf: time) { try write(uid: $0, vcard: $1.string) }
             } else {
                 try contacts.forEachContact { try write(uid: $0.uid, vcard: $0.vcard) }
             }

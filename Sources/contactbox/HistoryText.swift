@@ -54,8 +54,8 @@ struct HistoryText {
         let remote = try (run?.remoteID ?? entry.remoteID).flatMap { try remoteName($0) }
         let before = entry.kind == .created ? nil : Self.card(entry.vcard)
         var after: Card?
-        if entry.kind != .archived, case .live(let vcard, _) = try store.state(after: entry) {
-            after = Self.card(vcard)
+        if entry.kind != .archived, case .live(let text, _) = try store.state(after: entry) {
+            after = Self.card(text.string)
         }
         let name = (after ?? before)?.displayName ?? Card.noName
         let fields = entry.kind == .updated ? Self.changedFields(from: before, to: after) : []

@@ -90,7 +90,7 @@ struct RestoreCommand: ParsableCommand {
                         + " the one before the next change (see `contactbox history UID`)")
                 throw Exit.findings
             }
-            target = .live(vcard: entry.vcard, hash: entry.hash)
+            target = .live(text: entry.text, hash: entry.hash)
             what = "version \(version)"
         } else if let asOf {
             let time = try Self.time(asOf)
@@ -113,7 +113,7 @@ struct RestoreCommand: ParsableCommand {
                     "contact \(printable(uid)) was deleted, but its last version is no longer in the history")
                 throw Exit.findings
             }
-            target = .live(vcard: last.vcard, hash: last.hash)
+            target = .live(text: last.text, hash: last.hash)
             what = "its last version"
         }
         let runID = dryRun ? nil : try contacts.beginOperation(.restore, note: "\(uid) \(what)")

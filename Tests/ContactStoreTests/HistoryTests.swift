@@ -55,6 +55,7 @@ struct HistoryTests {
 }
 
 func name(_ state: ContactState) -> String? {
-    guard case .live(let vcard, _) = state else { return nil }
+    guard case .live(let text, _) = state else { return nil }
+    let vcard = text.string
     return vcard.split(separator: "\r\n").first { $0.hasPrefix("FN:") }.map { String($0.dropFirst(3)) }
 }

@@ -18,7 +18,7 @@ struct MigrationTests {
         #expect(
             tables == [
                 "contacts", "damaged_items", "history", "refused_items", "rehash_pending", "remote_items", "remotes",
-                "retention", "sequence", "sync_runs",
+                "retention", "sequence", "sync_runs", "texts",
             ])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)

@@ -36,7 +36,7 @@ struct RevisionTests {
 
         let version = try #require(try fixture.store.history(uid: "u").first { $0.kind == .updated })
         _ = try fixture.store.restore(
-            uid: "u", to: .live(vcard: version.vcard, hash: version.hash), reason: "restored", runID: nil)
+            uid: "u", to: .live(text: version.text, hash: version.hash), reason: "restored", runID: nil)
         let restored = try #require(try fixture.store.contact(uid: "u"))
         #expect(restored.hash == version.hash)
         #expect(restored.vcard.contains("REV:\(Card.revision(milliseconds: restored.changedAt))\r\n"))

@@ -7,7 +7,7 @@ final class TransferContext {
     typealias Sink = (UnsafeRawBufferPointer) throws -> Void
 
     // Upload.
-    var body: [UInt8] = []
+    var body: HTTPBody = .bytes([])
     var uploadOffset = 0
 
     // The response being received. A hop can see several heads: 1xx interim responses, and the 401
@@ -31,8 +31,8 @@ final class TransferContext {
     var holdsBody = false
     var isHeld = false
 
-    func prepareHop(body: [UInt8]?) {
-        self.body = body ?? []
+    func prepareHop(body: HTTPBody?) {
+        self.body = body ?? .bytes([])
         uploadOffset = 0
         status = 0
         headers = []
@@ -105,14 +105,17 @@ final class TransferContext {
     /// The whole request body is with curl (which writes it out at once: no `Expect: 100-continue` below 1 MiB).
     var isBodySent: Bool { uploadOffset == body.count }
 
+    /// The next piece of the body, as much as curl's buffer takes: a spooled body is read from its mapping piece by
+    /// piece, never copied whole. A spool file that could not be mapped gives nothing: curl then fails the upload
+    /// as shorter than its Content-Length rather than send other bytes.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = min(buffer.count, body.count - uploadOffset)
-        guard count > 0 else { return 0 }
-        body.withUnsafeBytes { source in
+        body.withBytes { source in
+            let count = min(buffer.count, source.count - uploadOffset)
+            guard count > 0 else { return 0 }
             buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[uploadOffset..<(uploadOffset + count)]))
+            uploadOffset += count
+            return count
         }
-        uploadOffset += count
-        return count
     }
 
     /// Curl rewinds the body when it must send it again (an authentication round trip).

@@ -93,7 +93,7 @@ struct RadicaleIntegrationTests {
         #expect(refused.contains("/alice/contacts/big.vcf") && refused.contains("larger than \(limit >> 20) MiB"))
     }
 
-    @Test("The listing and sync-collection give each item's size (getcontentlength)")
+    @Test("The listing gives each item's size (getcontentlength); Radicale's sync-collection gives none")
     func listedSizes() throws {
         let fixture = try RadicaleFixture()
         try fixture.server.seedCards([("a.vcf", fixture.vcard(uid: "a", name: "A"))])
@@ -104,6 +104,7 @@ struct RadicaleIntegrationTests {
             if case .changed(_, _, let size) = change { synced.append(size) }
         }
         #expect(listed.count == 1 && (listed.first.flatMap { $0 } ?? 0) > 0)
-        #expect(synced == listed)
+        // Radicale 3.9 answers only getetag in a REPORT: its deltas are paged by the count learned (`pageLimit`).
+        #expect(synced == [nil])
     }
 }

@@ -151,7 +151,8 @@ extension CardDAVClient {
         switch collector.finish() {
         case .success(let text): return (response.header("ETag"), text)
         case .failure(let refusal):
-            throw CardDAVError(.malformedResponse, "GET \(DAVURL.path(of: url)): \(response.status): \(refusal.message)")
+            throw CardDAVError(
+                .malformedResponse, "GET \(DAVURL.path(of: url)): \(response.status): \(refusal.message)")
         }
     }
 }

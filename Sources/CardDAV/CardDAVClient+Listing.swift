@@ -103,7 +103,8 @@ extension CardDAVClient {
         logger.debug("carddav list", metadata: ["carddav.book": "\(DAVURL.path(of: bookURL))"])
         let book = DAVURL.Resource(bookURL)
         _ = try multistatus(
-            "PROPFIND", bookURL, depth: "1", body: DAVRequestBody.propfind(["D:getetag", "D:getcontentlength", "D:resourcetype"]),
+            "PROPFIND", bookURL, depth: "1",
+            body: DAVRequestBody.propfind(["D:getetag", "D:getcontentlength", "D:resourcetype"]),
             lowSpeedTime: Self.listingLowSpeedTime
         ) { response in
             if let start = response.overlongHrefStart {

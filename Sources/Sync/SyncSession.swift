@@ -120,7 +120,8 @@ final class SyncSession {
             since: token, withCards: withCards,
             changed: { entry in
                 listed += 1
-                try add(ContactStore.ListedEntry(href: entry.href, etag: entry.etag, card: entry.card, size: entry.size))
+                try add(
+                    ContactStore.ListedEntry(href: entry.href, etag: entry.etag, card: entry.card, size: entry.size))
             },
             removed: { href in
                 removals += 1

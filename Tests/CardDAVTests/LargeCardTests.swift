@@ -104,7 +104,8 @@ struct LargeCardTests {
         let file = try SpoolFile()
         try file.append(Array(card.utf8))
         let (client, transport) = makeClient([.init(status: 201, body: "", headers: [HTTPHeader("ETag", "\"2\"")])])
-        let result = try client.put(url: Self.book + "big.vcf", vcard: .spooled(file), ifMatch: nil, ifNoneMatchAny: true)
+        let result = try client.put(
+            url: Self.book + "big.vcf", vcard: .spooled(file), ifMatch: nil, ifNoneMatchAny: true)
         #expect(result.etag == "\"2\"")
         guard case .spooled(let sent)? = transport.requests.first?.body else {
             Issue.record("the body was copied into memory")
@@ -127,7 +128,8 @@ struct LargeCardTests {
             <D:status>HTTP/1.1 404 Not Found</D:status></D:propstat></D:response>
             </D:multistatus>
             """
-        let report = String(listing.dropLast("</D:multistatus>".count)) + "<D:sync-token>t1</D:sync-token></D:multistatus>"
+        let report =
+            String(listing.dropLast("</D:multistatus>".count)) + "<D:sync-token>t1</D:sync-token></D:multistatus>"
         let (client, transport) = makeClient([.init(status: 207, body: listing), .init(status: 207, body: report)])
         var listed: [String: Int?] = [:]
         try client.list(bookURL: Self.book) { href, _, size in listed[href] = size }

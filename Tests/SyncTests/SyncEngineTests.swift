@@ -24,7 +24,7 @@ struct SyncEngineTests {
         #expect(book.calls["fetch"] == 4)
     }
 
-    @Test("where the listing gives sizes, fetch pages hold at most chunkBytes of cards, a large one alone, from the first")
+    @Test("listed sizes bound every fetch page to chunkBytes of cards, the first too, and a large card goes alone")
     func pagesBoundedByListedSizes() throws {
         let fixture = try SyncFixture()
         let book = FakeAddressBook()

@@ -106,10 +106,14 @@ final class TransferContext {
     var isBodySent: Bool { uploadOffset == body.count }
 
     /// The next piece of the body, as much as curl's buffer takes: a spooled body is read from its mapping piece by
-    /// piece, never copied whole. A spool file that could not be mapped gives nothing: curl then fails the upload
-    /// as shorter than its Content-Length rather than send other bytes.
+    /// piece, never copied whole. A spool file that cannot be mapped stops the transfer, with why (the server
+    /// would otherwise wait for the bytes its Content-Length announced until the timeout).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        body.withBytes { source in
+        if case .spooled(let file) = body, !file.isReadable {
+            callbackError = HTTPError(.other, "The request body (\(file.count) bytes) could not be read from its file")
+            return ccurl_readfunc_abort
+        }
+        return body.withBytes { source in
             let count = min(buffer.count, source.count - uploadOffset)
             guard count > 0 else { return 0 }
             buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[uploadOffset..<(uploadOffset + count)]))

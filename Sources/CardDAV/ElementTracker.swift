@@ -262,7 +262,8 @@ struct ElementTracker {
         return String(decoding: slice, as: UTF8.self)
     }
 
-    /// A buffer that grew for a big card is let go; a small one is kept for the next element.
+    /// A buffer that grew for a long value is let go; a small one is kept for the next element (cards have their own:
+    /// `CardCollector`).
     private mutating func releaseBuffer() {
         if buffer.capacity > MultistatusParser.Limits.maxTextBytes {
             buffer = []

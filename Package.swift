@@ -110,8 +110,8 @@ let package = Package(
 
         .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "TestSupport", "VCard"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "SystemSupport", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "SystemSupport", "TestSupport", "VCard"]),
         .testTarget(
             name: "SyncTests", dependencies: ["CardDAV", "ContactStore", "HTTP", "Sync", "TestSupport", "VCard"]),
         .testTarget(

@@ -12,11 +12,15 @@ extension CardDAVClient {
     /// Uploads a vCard. `ifMatch` (an ETag exactly as received) replaces only that version; `ifNoneMatchAny`
     /// creates only if nothing is there. Both failing give `.preconditionFailed`.
     public func put(url: String, vcard: String, ifMatch: String?, ifNoneMatchAny: Bool) throws -> PutResult {
+        try put(url: url, vcard: .bytes(Array(vcard.utf8)), ifMatch: ifMatch, ifNoneMatchAny: ifNoneMatchAny)
+    }
+
+    /// The same for a card's text, sent from its spool file where it is large (never copied whole).
+    public func put(url: String, vcard: CardText, ifMatch: String?, ifNoneMatchAny: Bool) throws -> PutResult {
         try Self.checkIfMatch(ifMatch, method: "PUT", url: url)
         logger.debug(
             "carddav put", metadata: ["carddav.href": "\(DAVURL.path(of: url))", "carddav.create": "\(ifNoneMatchAny)"])
-        let request = Self.putRequest(
-            url: url, body: Array(vcard.utf8), ifMatch: ifMatch, ifNoneMatchAny: ifNoneMatchAny)
+        let request = Self.putRequest(url: url, body: vcard, ifMatch: ifMatch, ifNoneMatchAny: ifNoneMatchAny)
         let (response, body, _) = try exchange(request, keep: Self.errorBodyPrefix)
         guard (200..<300).contains(response.status) else {
             throw failure(response, method: "PUT", url: url, body: body[...])
@@ -24,11 +28,16 @@ extension CardDAVClient {
         return PutResult(status: response.status, etag: Self.usableETag(response))
     }
 
-    private static func putRequest(url: String, body: [UInt8], ifMatch: String?, ifNoneMatchAny: Bool) -> HTTPRequest {
+    private static func putRequest(url: String, body: CardText, ifMatch: String?, ifNoneMatchAny: Bool) -> HTTPRequest {
         var headers = [HTTPHeader("Content-Type", "text/vcard; charset=utf-8")]
         if let ifMatch { headers.append(HTTPHeader("If-Match", ifMatch)) }
         if ifNoneMatchAny { headers.append(HTTPHeader("If-None-Match", "*")) }
-        return HTTPRequest(method: "PUT", url: url, headers: headers, body: body)
+        let content: HTTPBody =
+            switch body {
+            case .bytes(let bytes): .bytes(bytes)
+            case .spooled(let file): .spooled(file)
+            }
+        return HTTPRequest(method: "PUT", url: url, headers: headers, body: content)
     }
 
     /// An ETag header that can be sent back; nil (asked for again, or unknown) for one that cannot (`DAVETag`).
@@ -42,10 +51,10 @@ extension CardDAVClient {
         throw CardDAVError(.rejected(status: 0), "\(method) \(DAVURL.path(of: url)): not sent: \(problem)")
     }
 
-    /// One write of a batch: a PUT of a vCard's UTF-8 bytes (with its preconditions) or a DELETE. The request body
-    /// shares the bytes' storage: a chunk of uploads holds each card's text once.
+    /// One write of a batch: a PUT of a vCard's text (with its preconditions) or a DELETE. The request body
+    /// shares the text's storage, a spool file where it is large: a chunk of uploads holds each card's text once.
     public enum Write: Sendable {
-        case put(url: String, vcard: [UInt8], ifMatch: String?, ifNoneMatchAny: Bool)
+        case put(url: String, vcard: CardText, ifMatch: String?, ifNoneMatchAny: Bool)
         case delete(url: String, ifMatch: String?)
     }
 
@@ -112,30 +121,38 @@ extension CardDAVClient {
 
     /// Fetches one item: its ETag (nil when the server sent none) and its text.
     public func get(url: String) throws -> (etag: String?, text: String) {
-        let (etag, bytes) = try getBytes(url: url)
-        return (etag, String(decoding: bytes, as: UTF8.self))
+        let (etag, text) = try getBytes(url: url)
+        return (etag, text.string)
     }
 
-    /// Fetches one item's bytes exactly as sent, for a card that may not be UTF-8; the ETag is nil when the server
-    /// sent none, and a compressed answer (which was not asked for) is refused.
-    public func getBytes(url: String) throws -> (etag: String?, bytes: [UInt8]) {
+    /// Fetches one item's bytes exactly as sent, for a card that may not be UTF-8: in memory where it is small, in
+    /// a spool file past `CardText.spoolThreshold` (`CardCollector`), refused past `CardReader.Limits.maxCardBytes`
+    /// (what came is counted, not kept). The ETag is nil when the server sent none, and a compressed answer (which
+    /// was not asked for) is refused.
+    public func getBytes(url: String) throws -> (etag: String?, bytes: CardText) {
         let request = HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "text/vcard")])
-        let limit = MultistatusParser.Limits.maxAddressDataBytes
-        let (response, body, complete) = try exchange(request, keep: limit)
+        var collector = CardCollector()
+        let response: HTTPResponse
+        do {
+            response = try transport.perform(request) { collector.append($0) }
+        } catch {
+            throw networkError(error, request.method, request.url)
+        }
+        let start = collector.prefix(Self.errorBodyPrefix)
         guard (200..<300).contains(response.status) else {
-            throw failure(response, method: "GET", url: url, body: body.prefix(Self.errorBodyPrefix))
+            throw failure(response, method: "GET", url: url, body: start[...])
         }
-        guard complete else {
-            throw CardDAVError(
-                .malformedResponse,
-                "GET \(DAVURL.path(of: url)): \(response.status) with a card over \(limit >> 20) MiB")
-        }
-        if let compressed = Self.compression(response, body: body[...]) {
+        if let compressed = Self.compression(response, body: start[...]) {
             throw CardDAVError(.malformedResponse, "GET \(DAVURL.path(of: url)): \(compressed)")
         }
         if let etag = response.header("ETag"), let problem = DAVETag.problem(etag) {
             throw CardDAVError(.malformedResponse, "GET \(DAVURL.path(of: url)): \(problem)")
         }
-        return (response.header("ETag"), body)
+        switch collector.finish() {
+        case .success(let text): return (response.header("ETag"), text)
+        case .failure(let refusal):
+            throw CardDAVError(
+                .malformedResponse, "GET \(DAVURL.path(of: url)): \(response.status): \(refusal.message)")
+        }
     }
 }

@@ -48,7 +48,8 @@ extension CardDAVClient {
                     let properties = response.properties
                     guard !properties.isCollection else { return }
                     result.changed += 1
-                    try onChange(.changed(href: response.href, etag: Self.listedETag(response)))
+                    try onChange(
+                        .changed(href: response.href, etag: Self.listedETag(response), size: properties.contentLength))
                 }
             }
             guard let newToken = summary.syncToken, !newToken.isEmpty else {
@@ -91,17 +92,19 @@ extension CardDAVClient {
     /// Why an item whose href is over the parser's cap cannot be synced: no request can name it.
     static let overlongHref = "its href is longer than \(MultistatusParser.Limits.maxTextBytes >> 10) KiB"
 
-    /// Every item of a collection with its ETag, from a streamed PROPFIND with depth 1. The collection itself and
-    /// sub-collections are left out; an item listed without a usable ETag gets "". An item whose href is not
-    /// UTF-8, or is too long to use, goes to `onUnusable` instead (named by the href's start).
+    /// Every item of a collection with its ETag and its size (nil where the server gives none), from a streamed
+    /// PROPFIND with depth 1. The collection itself and sub-collections are left out; an item listed without a
+    /// usable ETag gets "". An item whose href is not UTF-8, or is too long to use, goes to `onUnusable` instead
+    /// (named by the href's start).
     public func list(
         bookURL: String, onUnusable: (_ href: String, _ why: String) throws -> Void = { _, _ in },
-        onItem: (_ href: String, _ etag: String) throws -> Void
+        onItem: (_ href: String, _ etag: String, _ size: Int?) throws -> Void
     ) throws {
         logger.debug("carddav list", metadata: ["carddav.book": "\(DAVURL.path(of: bookURL))"])
         let book = DAVURL.Resource(bookURL)
         _ = try multistatus(
-            "PROPFIND", bookURL, depth: "1", body: DAVRequestBody.propfind(["D:getetag", "D:resourcetype"]),
+            "PROPFIND", bookURL, depth: "1",
+            body: DAVRequestBody.propfind(["D:getetag", "D:getcontentlength", "D:resourcetype"]),
             lowSpeedTime: Self.listingLowSpeedTime
         ) { response in
             if let start = response.overlongHrefStart {
@@ -115,7 +118,7 @@ extension CardDAVClient {
             if response.damaged.contains("href") {
                 try onUnusable(response.href, "its href is not UTF-8")
             } else {
-                try onItem(response.href, Self.listedETag(response))
+                try onItem(response.href, Self.listedETag(response), properties.contentLength)
             }
         }
     }
@@ -199,7 +202,7 @@ extension CardDAVClient {
 
     static func item(_ response: MultistatusResponse, path: String) -> MultigetItem {
         let properties = response.properties
-        let propstatStatus = response.propstats.first { $0.properties.addressDataBytes != nil }?.status
+        let propstatStatus = response.propstats.first { $0.properties.addressDataText != nil }?.status
         let status = response.status ?? propstatStatus ?? response.propstats.first?.status ?? 200
         let what = "REPORT \(path): \(response.href)"
         let outcome: MultigetItem.Outcome
@@ -218,8 +221,8 @@ extension CardDAVClient {
             outcome = .failed(CardDAVError(.malformedResponse, "\(what): \(problem); skipped"))
         } else if response.damaged.contains("address-data") {
             outcome = .damaged("its card in the multistatus is not UTF-8")
-        } else if let bytes = properties.addressDataBytes {
-            outcome = .card(bytes)
+        } else if let text = properties.addressDataText {
+            outcome = .card(text)
         } else {
             outcome = .failed(CardDAVError(.malformedResponse, "\(what): no address-data"))
         }

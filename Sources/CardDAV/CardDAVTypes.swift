@@ -1,3 +1,5 @@
+import VCard
+
 /// An address book found by discovery.
 public struct AddressBookInfo: Sendable, Equatable {
     /// Absolute URL of the collection.
@@ -23,8 +25,8 @@ public struct AddressBookInfo: Sendable, Equatable {
 /// One change reported by a sync-collection report (RFC 6578).
 public enum SyncChange: Sendable, Hashable {
     /// A member that is new or changed, with its ETag ("" when the server left it out, or sent one that cannot
-    /// be sent back: see `DAVETag`).
-    case changed(href: String, etag: String)
+    /// be sent back: see `DAVETag`) and its size in bytes where the server gave it (`DAV:getcontentlength`).
+    case changed(href: String, etag: String, size: Int? = nil)
     /// A member that was removed (a response with status 404). Radicale also reports long-gone items this way on
     /// a first sync: callers ignore hrefs they never saw.
     case removed(href: String)
@@ -64,11 +66,12 @@ public struct SyncCollectionResult: Sendable, Equatable {
 /// One item of an addressbook-multiget.
 public struct MultigetItem: Sendable {
     public enum Outcome: Sendable {
-        /// The vCard's bytes (UTF-8), as the server sent them.
-        case card([UInt8])
+        /// The vCard's text (UTF-8), as the server sent it; spooled where it is large.
+        case card(CardText)
         /// The server says the item does not exist (404): deleted since it was listed.
         case missing
-        /// This one item could not be read (e.g. address-data over the parser's cap); the others are unaffected.
+        /// This one item could not be read (e.g. a card over `CardReader.Limits.maxCardBytes`); the others are
+        /// unaffected.
         case failed(CardDAVError)
         /// The card's bytes were not UTF-8 and were changed to read the multistatus: not the server's card. Fetch
         /// it alone (`getBytes`) to have its bytes as they are.
@@ -90,7 +93,7 @@ public struct MultigetItem: Sendable {
     }
 
     public var vcard: String? {
-        if case .card(let bytes) = outcome { String(decoding: bytes, as: UTF8.self) } else { nil }
+        if case .card(let text) = outcome { text.string } else { nil }
     }
 
     public var isMissing: Bool {

@@ -9,12 +9,12 @@ enum DAVRequestBody {
         return Array((prolog + "<D:propfind \(namespaces)><D:prop>\(props)</D:prop></D:propfind>").utf8)
     }
 
-    /// RFC 6578 3.2 sync-collection, one level, ETags only.
+    /// RFC 6578 3.2 sync-collection, one level, ETags and sizes (to page the fetches by bytes).
     static func syncCollection(token: String?) -> [UInt8] {
         let tokenElement = token.map { $0.isEmpty ? "<D:sync-token/>" : "<D:sync-token>\(escape($0))</D:sync-token>" }
         let body =
             "<D:sync-collection \(namespaces)>\(tokenElement ?? "<D:sync-token/>")"
-            + "<D:sync-level>1</D:sync-level><D:prop><D:getetag/></D:prop></D:sync-collection>"
+            + "<D:sync-level>1</D:sync-level><D:prop><D:getetag/><D:getcontentlength/></D:prop></D:sync-collection>"
         return Array((prolog + body).utf8)
     }
 

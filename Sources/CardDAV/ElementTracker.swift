@@ -22,7 +22,7 @@ struct ElementTracker {
     }
 
     enum Field {
-        case etag, displayName, addressData, syncToken
+        case etag, displayName, addressData, syncToken, contentLength
     }
 
     enum Role: Equatable {
@@ -49,6 +49,8 @@ struct ElementTracker {
     private var overflowStart: [UInt8] = []
     static let startKept = 100
     private var buffer: [UInt8] = []
+    /// The card of the `address-data` being read: kept apart from `buffer`, spooled where it is large.
+    private var card: CardCollector?
 
     mutating func start(localName: UnsafePointer<xmlChar>, uri: UnsafePointer<xmlChar>?, attributes: Attributes) {
         if skippedDepth > 0 {
@@ -67,7 +69,7 @@ struct ElementTracker {
         case .propstat:
             propstat = Propstat()
         case .value(.addressData):
-            beginText(cap: MultistatusParser.Limits.maxAddressDataBytes)
+            card = CardCollector()
         case .topSyncToken, .responseHref, .responseStatus, .propstatStatus, .value, .principalHref, .homeSetHref:
             beginText(cap: MultistatusParser.Limits.maxTextBytes)
         default:
@@ -132,6 +134,7 @@ struct ElementTracker {
         case (.dav, "getetag"): return .value(.etag)
         case (.dav, "displayname"): return .value(.displayName)
         case (.dav, "sync-token"): return .value(.syncToken)
+        case (.dav, "getcontentlength"): return .value(.contentLength)
         case (.cardDAV, "address-data"): return .value(.addressData)
         case (.dav, "resourcetype"):
             propstat.properties.hasResourceType = true
@@ -166,6 +169,10 @@ struct ElementTracker {
     }
 
     mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if card != nil {
+            card?.append(UnsafeRawBufferPointer(bytes))
+            return
+        }
         guard capturing, !overflowed else { return }
         if buffer.count + bytes.count > capacity {
             overflowed = true
@@ -219,16 +226,15 @@ struct ElementTracker {
         case .etag: propstat.properties.etag = endText(what: "getetag")
         case .displayName: propstat.properties.displayName = endText(what: "displayname")
         case .syncToken: propstat.properties.syncToken = endText(what: "sync-token")
+        case .contentLength:
+            // RFC 4918 15.4: digits; anything else is no size (the item is fetched by count, as before sizes).
+            propstat.properties.contentLength = endText().flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
         case .addressData:
-            capturing = false
-            if overflowed {
-                let limit = MultistatusParser.Limits.maxAddressDataBytes >> 20
-                response.problem = "address-data is larger than \(limit) MiB"
-            } else {
-                // Copied to its size: the buffer is kept for the next text, and may have grown past it.
-                propstat.properties.addressDataBytes = buffer.withUnsafeBufferPointer { Array($0) }
+            guard var collected = card.take() else { return }
+            switch collected.finish() {
+            case .success(let text): propstat.properties.addressDataText = text
+            case .failure(let refusal): response.problem = refusal.message
             }
-            releaseBuffer()
         }
     }
 
@@ -256,7 +262,8 @@ struct ElementTracker {
         return String(decoding: slice, as: UTF8.self)
     }
 
-    /// A buffer that grew for a big card is let go; a small one is kept for the next element.
+    /// A buffer that grew for a long value is let go; a small one is kept for the next element (cards have their own:
+    /// `CardCollector`).
     private mutating func releaseBuffer() {
         if buffer.capacity > MultistatusParser.Limits.maxTextBytes {
             buffer = []

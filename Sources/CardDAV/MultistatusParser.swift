@@ -2,7 +2,9 @@ import CXML2
 
 /// A streaming parser for WebDAV multistatus bodies: feed it the body chunk by chunk as it arrives, and it hands
 /// over each `DAV:response` as soon as its end tag is read. Memory stays flat whatever the number of responses:
-/// only the response being read is held, and text is kept only for the elements the client wants, each capped.
+/// only the response being read is held, and text is kept only for the elements the client wants, each capped. A
+/// card (`CARDDAV:address-data`) past `CardText.spoolThreshold` goes to a spool file as it is read; one larger than
+/// `CardReader.Limits.maxCardBytes` makes that one response an item error, and parsing goes on.
 ///
 /// libxml2's SAX2 push parser does the XML; this class owns its context. No entity is ever substituted (no
 /// `XML_PARSE_NOENT`), no DTD is loaded, and the network is never used (`XML_PARSE_NONET`): the SAX handler has
@@ -14,8 +16,6 @@ import CXML2
 /// the response they fell in lists the element in `MultistatusResponse.damaged`: that response alone is lost.
 public final class MultistatusParser {
     public enum Limits {
-        /// Larger `CARDDAV:address-data` makes that one response an item error; parsing goes on.
-        public static let maxAddressDataBytes = 2 << 20
         /// Cap for every other text value kept (hrefs, ETags, tokens, names).
         public static let maxTextBytes = 64 << 10
         /// Elements open at once: a multistatus needs 8; deeper nesting only costs memory, and is refused.

@@ -1,3 +1,5 @@
+import VCard
+
 /// One `DAV:response` of a multistatus (RFC 4918 14.24), with the properties ContactBox asks for.
 ///
 /// The href is kept exactly as the server sent it (not percent-decoded): it is the item's identity on that server.
@@ -66,8 +68,15 @@ public struct AddressDataType: Sendable, Equatable {
 public struct DAVProperties: Sendable, Equatable {
     public var etag: String?
     public var displayName: String?
-    /// The bytes of `CARDDAV:address-data`: UTF-8, as the multistatus was read (`UTF8Repair`).
-    public var addressDataBytes: [UInt8]?
+    /// `CARDDAV:address-data`: UTF-8, as the multistatus was read (`UTF8Repair`); spooled where it is large
+    /// (`CardCollector`).
+    public var addressDataText: CardText? {
+        get { addressDataValue?.text }
+        set { addressDataValue = newValue.map(AddressData.init) }
+    }
+    private var addressDataValue: AddressData?
+    /// `DAV:getcontentlength` (RFC 4918 15.4): the item's size in bytes, where the server gives it.
+    public var contentLength: Int?
     /// True once a `DAV:resourcetype` was seen; then `isCollection` and `isAddressBook` say what it holds.
     public var hasResourceType = false
     public var isCollection = false
@@ -84,16 +93,17 @@ public struct DAVProperties: Sendable, Equatable {
 
     public init() {}
 
-    /// The vCard text of `CARDDAV:address-data`.
+    /// The vCard text of `CARDDAV:address-data`, as a String: for tests and small cards.
     public var addressData: String? {
-        get { addressDataBytes.map { String(decoding: $0, as: UTF8.self) } }
-        set { addressDataBytes = newValue.map { Array($0.utf8) } }
+        get { addressDataText?.string }
+        set { addressDataText = newValue.map { .bytes(Array($0.utf8)) } }
     }
 
     mutating func merge(_ other: DAVProperties) {
         etag = other.etag ?? etag
         displayName = other.displayName ?? displayName
-        addressDataBytes = other.addressDataBytes ?? addressDataBytes
+        addressDataValue = other.addressDataValue ?? addressDataValue
+        contentLength = other.contentLength ?? contentLength
         if other.hasResourceType {
             hasResourceType = true
             isCollection = other.isCollection
@@ -105,6 +115,16 @@ public struct DAVProperties: Sendable, Equatable {
         supportedAddressData += other.supportedAddressData
         supportedReports = other.supportedReports ?? supportedReports
         syncToken = other.syncToken ?? syncToken
+    }
+}
+
+/// A card's text compared by its bytes, which `CardText` (in memory or spooled) does not do itself: the properties
+/// are compared in tests.
+private struct AddressData: Sendable, Equatable {
+    var text: CardText
+
+    static func == (lhs: AddressData, rhs: AddressData) -> Bool {
+        lhs.text.withBytes { left in rhs.text.withBytes { right in left.elementsEqual(right) } }
     }
 }
 

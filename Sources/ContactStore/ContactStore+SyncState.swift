@@ -4,16 +4,19 @@ import VCard
 /// What a sync run needs beyond plain CRUD: the remote's listing, kept in a scratch database so that a listing of
 /// any size is compared with the saved state by SQLite in bounded memory, and the local changes not yet on a remote.
 extension ContactStore {
-    /// One listed remote entry; `etag` is nil for a removal. `card` is its card where the listing brought it.
+    /// One listed remote entry; `etag` is nil for a removal. `card` is its card where the listing brought it, `size`
+    /// its size in bytes where the listing said (fetches are paged by it: `listing(removed:after:limit:bytes:)`).
     public struct ListedEntry: Sendable, Equatable {
         public var href: String
         public var etag: String?
         public var card: [UInt8]?
+        public var size: Int?
 
-        public init(href: String, etag: String?, card: [UInt8]? = nil) {
+        public init(href: String, etag: String?, card: [UInt8]? = nil, size: Int? = nil) {
             self.href = href
             self.etag = etag
             self.card = card
+            self.size = size
         }
     }
 
@@ -40,7 +43,8 @@ extension ContactStore {
             PRAGMA listing.cache_size = -\(Self.listingCacheKiB);
             CREATE TABLE listing.entries (
                 href TEXT PRIMARY KEY, etag TEXT, state INTEGER NOT NULL, -- 0 changed, 1 removed, 2 unchanged
-                card INTEGER -- its card in listed.cards, where the listing brought it
+                card INTEGER, -- its card in listed.cards, where the listing brought it
+                size INTEGER -- its size in bytes, where the listing said
             ) WITHOUT ROWID;
             ATTACH DATABASE '' AS listed;
             PRAGMA listed.journal_mode = OFF;
@@ -80,12 +84,14 @@ extension ContactStore {
                 }
                 try db.run(
                     """
-                    INSERT INTO listing.entries (href, etag, state, card)
+                    INSERT INTO listing.entries (href, etag, state, card, size)
                     VALUES (?1, ?2, CASE WHEN ?2 IS NULL THEN 1 WHEN EXISTS (
-                        SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2) THEN 2 ELSE 0 END, ?4)
+                        SELECT 1 FROM remote_items WHERE remote_id = ?3 AND href = ?1 AND etag = ?2) THEN 2 ELSE 0 END,
+                        ?4, ?5)
                     ON CONFLICT (href) DO UPDATE SET etag = excluded.etag, state = excluded.state,
-                        card = CASE WHEN excluded.etag IS entries.etag THEN coalesce(excluded.card, entries.card) END
-                    """, entry.href, entry.etag, remoteID, card)
+                        card = CASE WHEN excluded.etag IS entries.etag THEN coalesce(excluded.card, entries.card) END,
+                        size = coalesce(excluded.size, CASE WHEN excluded.etag IS entries.etag THEN entries.size END)
+                    """, entry.href, entry.etag, remoteID, card, entry.size)
             }
         }
     }
@@ -121,15 +127,40 @@ extension ContactStore {
     }
 
     /// The listing's changed (or removed) entries after `href` that came without their cards, in href order: those
-    /// that brought them are settled from them (`listedCards`).
-    public func listing(removed: Bool, after href: String?, limit: Int = ContactStore.chunkLimit) throws
-        -> [ListedEntry]
-    {
+    /// that brought them are settled from them (`listedCards`). At most `limit` of them, and, where `bytes` is given,
+    /// fewer when their known sizes would add up to more than `bytes`; an entry larger than that alone is a page of
+    /// its own. Entries of unknown size count only against `limit`.
+    public func listing(
+        removed: Bool, after href: String?, limit: Int = ContactStore.chunkLimit, bytes: Int? = nil
+    ) throws -> [ListedEntry] {
         try Self.checkLimit(limit)
-        return try db.query(
-            "SELECT href, etag FROM listing.entries WHERE state = ? AND card IS NULL AND href > ? ORDER BY href LIMIT ?",
-            removed, href ?? "", limit
-        ) { row in ListedEntry(href: try row.string(0), etag: try row.optionalString(1)) }
+        var page = try db.query(
+            """
+            SELECT href, etag, size FROM listing.entries WHERE state = ? AND card IS NULL AND href > ?
+            ORDER BY href LIMIT ?
+            """, removed, href ?? "", limit
+        ) { row in
+            ListedEntry(href: try row.string(0), etag: try row.optionalString(1), size: try row.optionalInt(2))
+        }
+        if let bytes {
+            // Cut after the rows are read: whether a row fits is known only once its size is (the rows beyond the
+            // cut, at most `limit` small ones, are read again for the next page).
+            var total = 0
+            let fitting = page.indices.firstIndex { index in
+                total += page[index].size ?? 0
+                return index > 0 && total > bytes
+            }
+            if let fitting { page.removeSubrange(fitting...) }
+        }
+        return page
+    }
+
+    /// How many of the listing's changed entries to fetch (those without their cards) have no known size: where
+    /// none, every page can be bounded by bytes alone.
+    public func listingCountWithoutSize() throws -> Int {
+        Int(
+            try db.scalarInt64(
+                "SELECT count(*) FROM listing.entries WHERE state = 0 AND card IS NULL AND size IS NULL") ?? 0)
     }
 
     /// The listing's changed entries after `href` that brought their cards, with them, in href order.

@@ -7,7 +7,7 @@ final class Transfer {
     var method: String
     var url: String
     var headers: [HTTPHeader]
-    var body: [UInt8]?
+    var body: HTTPBody?
     let lowSpeedTime: Duration?
     var redirects = 0
     var sendsCredentials: Bool

@@ -7,7 +7,7 @@ final class TransferContext {
     typealias Sink = (UnsafeRawBufferPointer) throws -> Void
 
     // Upload.
-    var body: [UInt8] = []
+    var body: HTTPBody = .bytes([])
     var uploadOffset = 0
 
     // The response being received. A hop can see several heads: 1xx interim responses, and the 401
@@ -31,8 +31,8 @@ final class TransferContext {
     var holdsBody = false
     var isHeld = false
 
-    func prepareHop(body: [UInt8]?) {
-        self.body = body ?? []
+    func prepareHop(body: HTTPBody?) {
+        self.body = body ?? .bytes([])
         uploadOffset = 0
         status = 0
         headers = []
@@ -105,14 +105,21 @@ final class TransferContext {
     /// The whole request body is with curl (which writes it out at once: no `Expect: 100-continue` below 1 MiB).
     var isBodySent: Bool { uploadOffset == body.count }
 
+    /// The next piece of the body, as much as curl's buffer takes: a spooled body is read from its mapping piece by
+    /// piece, never copied whole. A spool file that cannot be mapped stops the transfer, with why (the server
+    /// would otherwise wait for the bytes its Content-Length announced until the timeout).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let count = min(buffer.count, body.count - uploadOffset)
-        guard count > 0 else { return 0 }
-        body.withUnsafeBytes { source in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[uploadOffset..<(uploadOffset + count)]))
+        if case .spooled(let file) = body, !file.isReadable {
+            callbackError = HTTPError(.other, "The request body (\(file.count) bytes) could not be read from its file")
+            return ccurl_readfunc_abort
         }
-        uploadOffset += count
-        return count
+        return body.withBytes { source in
+            let count = min(buffer.count, source.count - uploadOffset)
+            guard count > 0 else { return 0 }
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[uploadOffset..<(uploadOffset + count)]))
+            uploadOffset += count
+            return count
+        }
     }
 
     /// Curl rewinds the body when it must send it again (an authentication round trip).

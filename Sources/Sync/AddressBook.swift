@@ -5,13 +5,17 @@ import VCard
 public struct RemoteEntry: Sendable, Equatable {
     public var href: String
     public var etag: String
-    /// The item's card (UTF-8), where a listing brought it along (`AddressBook.changes(since:withCards:...)`).
+    /// The item's card (UTF-8), where a listing brought it along (`AddressBook.changes(since:withCards:...)`): only
+    /// a small one (`CardText.spoolThreshold`); a large one is fetched later, a page bounded by bytes at a time.
     public var card: [UInt8]?
+    /// The item's size in bytes, where the listing said (`DAV:getcontentlength`): fetches are paged by it.
+    public var size: Int?
 
-    public init(href: String, etag: String, card: [UInt8]? = nil) {
+    public init(href: String, etag: String, card: [UInt8]? = nil, size: Int? = nil) {
         self.href = href
         self.etag = etag
         self.card = card
+        self.size = size ?? card?.count
     }
 }
 

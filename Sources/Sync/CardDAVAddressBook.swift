@@ -91,8 +91,8 @@ public final class CardDAVAddressBook: AddressBook {
         var skipped = SkippedItems()
         try attempt {
             skipped = SkippedItems()
-            try client.list(bookURL: bookURL, onUnusable: { skipped.add($0, $1) }) { href, etag in
-                if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
+            try client.list(bookURL: bookURL, onUnusable: { skipped.add($0, $1) }) { href, etag, size in
+                if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag, size: size)) }
             }
         }
         return ChangeFeed(newToken: token, isFullListing: true, skipped: skipped.messages)
@@ -109,7 +109,8 @@ public final class CardDAVAddressBook: AddressBook {
     }
 
     /// A first download by `CardDAVClient.queryAll`: each item's entry with its card to `changed`, or without one
-    /// (ETag "": fetched and checked as usual) for an item that came without a card that can be read. False when
+    /// (ETag "": fetched and checked as usual) for an item that came without a card that can be read, or with its
+    /// size for a large card (past `CardText.spoolThreshold`), which is fetched afterwards too. False when
     /// the query failed or the server cut it short: the listing that follows lists every item again. No retry: a
     /// first download of a big book may not fit in one request's time on a slow link, and the listing and
     /// multigets that follow have their own. Only the request's own errors (`CardDAVError`) lead to the listing;
@@ -120,7 +121,10 @@ public final class CardDAVAddressBook: AddressBook {
                 guard let href = member(item.href) else { return }
                 switch item.outcome {
                 case .missing: return
-                case .card(let bytes): try changed(RemoteEntry(href: href, etag: item.etag ?? "", card: bytes))
+                case .card(.bytes(let bytes)): try changed(RemoteEntry(href: href, etag: item.etag ?? "", card: bytes))
+                case .card(let text):
+                    // Spooled, so large: not held with the listing, but fetched later in a page of its own size.
+                    try changed(RemoteEntry(href: href, etag: item.etag ?? "", size: text.count))
                 case .failed, .damaged: try changed(RemoteEntry(href: href, etag: ""))
                 }
             }
@@ -143,8 +147,8 @@ public final class CardDAVAddressBook: AddressBook {
             skipped = SkippedItems()
             return try client.syncCollection(bookURL: bookURL, token: token) { change in
                 switch change {
-                case .changed(let href, let etag):
-                    if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag)) }
+                case .changed(let href, let etag, let size):
+                    if let href = member(href) { try changed(RemoteEntry(href: href, etag: etag, size: size)) }
                 case .removed(let href):
                     if let href = member(href) { try removed(href) }
                 case .unusable(let href, let why):
@@ -272,7 +276,9 @@ public final class CardDAVAddressBook: AddressBook {
                 continue
             case .failed(let error):
                 results.append(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
-            case .card(let bytes):
+            case .card(let text):
+                // TODO(large): read from CardText
+                let bytes = text.withBytes { Array($0) }
                 results.append(.success(RemoteCard(readingUTF8: bytes, href: href, etag: item.etag ?? "")))
             case .damaged(let why):
                 results.append(fetchAlone(href, because: why))
@@ -287,8 +293,9 @@ public final class CardDAVAddressBook: AddressBook {
     private func fetchAlone(_ href: String, because why: String) -> Result<RemoteCard, RemoteError> {
         let url = DAVURL.resolve(encoded(href), against: bookURL)
         do {
-            let (etag, bytes) = try attempt { try client.getBytes(url: url) }
-            var card = RemoteCard(reading: bytes, href: href, etag: etag ?? "")
+            let (etag, text) = try attempt { try client.getBytes(url: url) }
+            // TODO(large): read from CardText
+            var card = RemoteCard(reading: text.withBytes { Array($0) }, href: href, etag: etag ?? "")
             card.notes.insert("\(why); fetched alone, as its bytes are", at: 0)
             return .success(card)
         } catch {
@@ -305,7 +312,7 @@ public final class CardDAVAddressBook: AddressBook {
         let uid = card.uid ?? Card.makeUID()
         let url = CardDAVClient.itemURL(bookURL: bookURL, uid: uid)
         let result = try attempt {
-            try client.put(url: url, vcard: card.serialized(), ifMatch: nil, ifNoneMatchAny: true)
+            try client.put(url: url, vcard: card.serializedText(), ifMatch: nil, ifNoneMatchAny: true)
         }
         return written(result, url: url)
     }
@@ -314,7 +321,7 @@ public final class CardDAVAddressBook: AddressBook {
         let url = DAVURL.resolve(encoded(href), against: bookURL)
         let result = try attempt {
             try client.put(
-                url: url, vcard: card.serialized(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
+                url: url, vcard: card.serializedText(), ifMatch: etag.isEmpty ? nil : etag, ifNoneMatchAny: false)
         }
         return written(result, url: url).etag
     }
@@ -435,11 +442,11 @@ public final class CardDAVAddressBook: AddressBook {
         case .create(let card):
             let url = CardDAVClient.itemURL(bookURL: bookURL, uid: card.uid ?? Card.makeUID())
             return .put(
-                url: url, vcard: card.splittingNicknameLists().serializedBytes(), ifMatch: nil, ifNoneMatchAny: true)
+                url: url, vcard: card.splittingNicknameLists().serializedText(), ifMatch: nil, ifNoneMatchAny: true)
         case .update(let href, let etag, let card):
             let url = DAVURL.resolve(encoded(href), against: bookURL)
             return .put(
-                url: url, vcard: card.splittingNicknameLists().serializedBytes(), ifMatch: etag.isEmpty ? nil : etag,
+                url: url, vcard: card.splittingNicknameLists().serializedText(), ifMatch: etag.isEmpty ? nil : etag,
                 ifNoneMatchAny: false)
         case .delete(let href, let etag):
             return .delete(url: DAVURL.resolve(encoded(href), against: bookURL), ifMatch: etag.isEmpty ? nil : etag)
@@ -472,10 +479,11 @@ public final class CardDAVAddressBook: AddressBook {
         if let etag = result.etag, !etag.hasPrefix("W/"), !readsBackWrites {
             return RemoteEntry(href: href, etag: etag)
         }
-        guard let (etag, bytes) = try? attempt({ try client.getBytes(url: url) }) else {
+        guard let (etag, text) = try? attempt({ try client.getBytes(url: url) }) else {
             return RemoteEntry(href: href, etag: result.etag ?? "")
         }
-        return RemoteEntry(href: href, etag: etag ?? result.etag ?? "", card: bytes)
+        // TODO(large): read from CardText
+        return RemoteEntry(href: href, etag: etag ?? result.etag ?? "", card: text.withBytes { Array($0) })
     }
 
     /// Runs a request with retries, turning CardDAV errors into the sync engine's.

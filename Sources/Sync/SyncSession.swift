@@ -120,7 +120,8 @@ final class SyncSession {
             since: token, withCards: withCards,
             changed: { entry in
                 listed += 1
-                try add(ContactStore.ListedEntry(href: entry.href, etag: entry.etag, card: entry.card))
+                try add(
+                    ContactStore.ListedEntry(href: entry.href, etag: entry.etag, card: entry.card, size: entry.size))
             },
             removed: { href in
                 removals += 1
@@ -168,8 +169,9 @@ final class SyncSession {
 
     // MARK: Settling
 
-    /// Items the remote added or changed: those whose cards the listing brought, then the others, fetched 100 at
-    /// a time.
+    /// Items the remote added or changed: those whose cards the listing brought, then the others, fetched a page
+    /// at a time: at most 100, and where the listing gave sizes, at most `ContactStore.chunkBytes` of them (a card
+    /// larger than that is a page of its own).
     private func settleRemoteChanges() throws {
         let total = try store.listingCount(removed: false)
         var done = 0
@@ -192,10 +194,14 @@ final class SyncSession {
         }
         try store.dropListedCards()
         after = nil
+        // Where the listing gave every size, the bytes bound each page from the first on, and no count is learned;
+        // else the count learned from the cards read (`pageLimit`) bounds the pages too.
+        let sized = try store.listingCountWithoutSize() == 0
+        if sized { limit = ContactStore.chunkLimit }
         // The listing is read a page ahead of the pages committed: a remote may fetch the next while this one is
         // planned and written (`AddressBook.fetchPages`). Committing changes nothing in the listing.
         func nextPage() throws -> [String]? {
-            let page = try store.listing(removed: false, after: after, limit: limit)
+            let page = try store.listing(removed: false, after: after, limit: limit, bytes: ContactStore.chunkBytes)
             guard let last = page.last else { return nil }
             after = last.href
             return page.map(\.href)
@@ -204,7 +210,7 @@ final class SyncSession {
             try settle(results)
             done += hrefs.count
             progress?(SyncProgress(phase: "Receiving", done: done, total: total))
-            limit = Self.pageLimit(after: results)
+            if !sized { limit = Self.pageLimit(after: results) }
         }
     }
 

@@ -170,7 +170,7 @@ struct CardDAVClientTests {
             """
         let (client, transport) = makeClient([.init(status: 207, body: body)])
         var items: [String] = []
-        try client.list(bookURL: book) { href, etag in items.append(href + " " + etag) }
+        try client.list(bookURL: book) { href, etag, _ in items.append(href + " " + etag) }
         #expect(items == [#"/remote.php/dav/addressbooks/users/alice/contacts/a%20b.vcf "x""#])
         #expect(transport.header("Depth", of: 0) == "1")
     }
@@ -237,7 +237,7 @@ struct CardDAVClientTests {
     @Test("A 207 with an HTML body is malformed, naming the request")
     func htmlMultistatus() throws {
         let (client, _) = makeClient([.init(status: 207, body: "<html><body>oops</body></html>")])
-        let error = try #require(throws: CardDAVError.self) { try client.list(bookURL: book) { _, _ in } }
+        let error = try #require(throws: CardDAVError.self) { try client.list(bookURL: book) { _, _, _ in } }
         #expect(error.kind == .malformedResponse)
         #expect(error.message.hasPrefix("PROPFIND /remote.php/dav/addressbooks/users/alice/contacts/: 207"))
     }

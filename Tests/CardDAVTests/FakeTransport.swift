@@ -40,7 +40,7 @@ final class FakeTransport: DAVTransport {
         return HTTPResponse(status: reply.status, headers: reply.headers, url: reply.url ?? request.url)
     }
 
-    var bodies: [String] { requests.map { String(decoding: $0.body ?? [], as: UTF8.self) } }
+    var bodies: [String] { requests.map { $0.body?.withBytes { String(decoding: $0, as: UTF8.self) } ?? "" } }
 
     func header(_ name: String, of index: Int) -> String? {
         requests[index].headers.first { $0.name.lowercased() == name.lowercased() }?.value

@@ -1,5 +1,7 @@
 import Foundation
 import HTTP
+import SystemSupport
+import TestSupport
 import Testing
 
 @Suite("Requests and bodies", .timeLimit(.minutes(10)))
@@ -111,6 +113,29 @@ struct HTTPClientTests {
             maxBody: 8 << 20)
         #expect(try echoedHeaders(large)["expect"]?.lowercased() == "100-continue")
         #expect((try json(large)["body"] as? String)?.count == 2 << 20)
+    }
+
+    @Test("A spooled body of several MB goes out from its file with its length, and arrives byte for byte")
+    func spooledBody() throws {
+        let server = try TestServer()
+        let client = try makeClient()
+        let folder = try TemporaryDirectory(prefix: "contactbox-spool")
+        let file = try SpoolFile(directory: folder.path)
+        // Numbered lines: a piece sent twice, left out or out of order shows.
+        var sent: [UInt8] = []
+        var line = 0
+        while sent.count < 5 << 20 {
+            sent += Array("line \(line) of a spooled body\n".utf8)
+            line += 1
+        }
+        try file.append(sent)
+        let (response, echoed) = try client.send(
+            HTTPRequest(method: "PUT", url: server.base + "/echo", body: .spooled(file)), maxBody: 32 << 20)
+        #expect(response.status == 200)
+        #expect(try echoedHeaders(echoed)["content-length"] == "\(sent.count)")
+        #expect(try echoedHeaders(echoed)["expect"]?.lowercased() == "100-continue")
+        let body = try #require(try json(echoed)["body"] as? String)
+        #expect(Array(body.utf8) == sent)
     }
 
     @Test("A header value with a line break is refused, not sent")

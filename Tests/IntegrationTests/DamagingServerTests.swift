@@ -33,11 +33,11 @@ final class ReRenderingServerStandIn: DAVTransport {
         var damaged: Set<Int> = []
         let sent = requests.enumerated().map { index, request in
             guard request.method == "PUT", let body = request.body else { return request }
-            let text = String(decoding: body, as: UTF8.self)
+            let text = body.withBytes { String(decoding: $0, as: UTF8.self) }
             guard always || !text.contains("\r\nREV:") else { return request }
             damaged.insert(index)
             var request = request
-            request.body = Array(Self.reRendered(text).utf8)
+            request.body = .bytes(Array(Self.reRendered(text).utf8))
             return request
         }
         damagedPUTs += damaged.count

@@ -38,6 +38,41 @@ struct RadicaleSyncTests {
         #expect(try fixture.localContents() == fixture.serverContents())
     }
 
+    @Test("a first download of cards with large photos brings each intact; one over the limit is refused, named")
+    func largePhotos() throws {
+        let fixture = try RadicaleSyncFixture()
+        // Photos of 600 KB of base64 (zeros) each, folded: past CardText.spoolThreshold, so spooled on the way, and
+        // handed on by the first download's query without the card, then fetched alone.
+        let photo = String(repeating: "AAAA", count: 150_000)
+        func folded(_ line: String) -> String {
+            let bytes = Array(line.utf8)
+            return stride(from: 0, to: bytes.count, by: 74).map { start in
+                String(decoding: bytes[start..<min(start + 74, bytes.count)], as: UTF8.self)
+            }.joined(separator: "\r\n ")
+        }
+        let limit = CardReader.Limits.maxCardBytes
+        var cards = (0..<5).map { ("small-\($0).vcf", vcard("small-\($0)", "Small \($0)")) }
+        cards += (0..<3).map {
+            ("large-\($0).vcf", vcard("large-\($0)", "Large \($0)", folded("PHOTO;ENCODING=b;TYPE=JPEG:" + photo)))
+        }
+        let huge = String(repeating: "AAAA", count: (limit + (512 << 10)) / 4)
+        cards.append(("huge.vcf", vcard("huge", "Huge", folded("PHOTO;ENCODING=b;TYPE=JPEG:" + huge))))
+        try fixture.server.seedCards(cards)
+
+        let report = try fixture.sync()
+        #expect(report.counts.downloaded == 8)
+        #expect(report.counts.errors == 1)
+        let refusal = try #require(report.errors.first)
+        #expect(refusal.contains("huge.vcf") && refusal.contains("larger than \(limit >> 20) MiB"), "\(refusal)")
+        for index in 0..<3 {
+            let stored = try #require(try fixture.store.contact(uid: "large-\(index)"))
+            var reader = CardReader(text: stored.vcard)
+            let card = try #require(try reader.next()?.get().card)
+            #expect(card.first("PHOTO")?.value == photo)
+        }
+        #expect(try fixture.store.contact(uid: "huge") == nil)
+    }
+
     @Test("a card the server refuses is reported alone with its reason, and the others are synced")
     func rejectedCard() throws {
         let fixture = try RadicaleSyncFixture()

@@ -33,6 +33,8 @@ final class FakeAddressBook: AddressBook {
     /// Answers the changes since any token with every item as changed and no removal, as a server that forgot its
     /// tokens was seen doing (a stand-in for it: RFC 6578 asks such a server to refuse the token).
     var forgetsTokens = false
+    /// Gives each listed item's size, as a CardDAV listing with `DAV:getcontentlength` does.
+    var listsSizes = false
 
     init(name: String = "fake", usesTokens: Bool = true, omitsCreatedThenDeleted: Bool = false) {
         self.name = name
@@ -67,6 +69,11 @@ final class FakeAddressBook: AddressBook {
 
     // MARK: AddressBook
 
+    /// An item's listing entry, with its size where `listsSizes`.
+    private func entry(_ href: String, _ item: (etag: String, text: String)) -> RemoteEntry {
+        RemoteEntry(href: href, etag: item.etag, size: listsSizes ? item.text.utf8.count : nil)
+    }
+
     /// The changes since `token`, or every item, without cards.
     private func listing(
         since token: String?, changed: (RemoteEntry) throws -> Void, removed: (String) throws -> Void
@@ -74,7 +81,7 @@ final class FakeAddressBook: AddressBook {
         try check("changes")
         if usesTokens, token != nil, forgetsTokens {
             for (href, item) in items.sorted(by: { $0.key < $1.key }) {
-                try changed(RemoteEntry(href: href, etag: item.etag))
+                try changed(entry(href, item))
             }
             return ChangeFeed(newToken: String(log.count), isFullListing: false)
         }
@@ -87,13 +94,13 @@ final class FakeAddressBook: AddressBook {
                 if wasRemoved || items[href] == nil {
                     try removed(href)
                 } else if let item = items[href] {
-                    try changed(RemoteEntry(href: href, etag: item.etag))
+                    try changed(entry(href, item))
                 }
             }
             return ChangeFeed(newToken: String(log.count), isFullListing: false)
         }
         for (href, item) in items.sorted(by: { $0.key < $1.key }) {
-            try changed(RemoteEntry(href: href, etag: item.etag))
+            try changed(entry(href, item))
         }
         return ChangeFeed(newToken: usesTokens ? String(log.count) : nil, isFullListing: true)
     }

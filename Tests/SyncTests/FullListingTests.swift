@@ -22,7 +22,7 @@ final class ListingServer: DAVTransport {
     }
 
     func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse {
-        let body = String(decoding: request.body ?? [], as: UTF8.self)
+        let body = request.body?.withBytes { String(decoding: $0, as: UTF8.self) } ?? ""
         let depth = request.headers.first { $0.name == "Depth" }?.value ?? "-"
         let what =
             body.contains("addressbook-query")

@@ -21,7 +21,7 @@ final class FlakyMultigetServer: DAVTransport {
             failuresLeft -= 1
             throw HTTPError(.other, "the connection was dropped")
         }
-        let body = String(decoding: request.body ?? [], as: UTF8.self)
+        let body = request.body?.withBytes { String(decoding: $0, as: UTF8.self) } ?? ""
         let hrefs = body.matches(of: #/<D:href>([^<]*)</D:href>/#).map { String($0.output.1) }
         let answer = HostileServerTests.multistatus(
             hrefs.map { href in

@@ -16,7 +16,7 @@ final class NullStoringServerStandIn: DAVTransport {
     private var version = 0
 
     func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse {
-        let body = String(decoding: request.body ?? [], as: UTF8.self)
+        let body = request.body?.withBytes { String(decoding: $0, as: UTF8.self) } ?? ""
         var answer = ""
         var status = 207
         if request.method == "GET" {
@@ -41,7 +41,7 @@ final class NullStoringServerStandIn: DAVTransport {
         completion: (Int, Result<(HTTPResponse, [UInt8]), HTTPError>) throws -> Void
     ) throws {
         for (index, request) in requests.enumerated() {
-            let text = String(decoding: request.body ?? [], as: UTF8.self)
+            let text = request.body?.withBytes { String(decoding: $0, as: UTF8.self) } ?? ""
             version += 1
             items[DAVURL.path(of: request.url)] = ("\"v\(version)\"", text.contains("🐶") ? "(null)" : text)
             try completion(index, .success((HTTPResponse(status: 201, headers: [], url: request.url), [])))

@@ -24,6 +24,25 @@ struct SyncEngineTests {
         #expect(book.calls["fetch"] == 4)
     }
 
+    @Test("listed sizes bound every fetch page to chunkBytes of cards, the first too, and a large card goes alone")
+    func pagesBoundedByListedSizes() throws {
+        let fixture = try SyncFixture()
+        let book = FakeAddressBook()
+        book.listsSizes = true
+        // Two photos' worth (300 KB, folded: a NOTE line of 300 KB would be over the reader's line limit) among
+        // 150 small cards.
+        let large = (0..<4_000).map { "\($0)" + String(repeating: "x", count: 70) }.joined(separator: "\r\n ")
+        for index in 0..<150 {
+            let note = index == 10 || index == 11 ? large : nil
+            book.put(cardText("r\(index)", "Remote \(index)", note: note), at: "r\(1000 + index).vcf")
+        }
+        let report = try fixture.sync(book)
+        #expect(report.counts.downloaded == 150)
+        #expect(try fixture.localContents() == book.contents)
+        // Sizes known: no small first page, each photo alone, and the rest 100 at most.
+        #expect(book.fetchSizes == [10, 1, 1, 100, 38])
+    }
+
     @Test(
         "cards a first download's listing brings along are settled from it, not fetched; after a listing cut short only the rest are fetched",
         arguments: [Int.max, 120])

@@ -10,12 +10,19 @@ public struct RemoteEntry: Sendable, Equatable {
     public var card: [UInt8]?
     /// The item's size in bytes, where the listing said (`DAV:getcontentlength`): fetches are paged by it.
     public var size: Int?
+    /// What the remote stored, where a write read it back (`CardDAVAddressBook.written`): spooled where it is large.
+    public var readBack: CardText?
 
     public init(href: String, etag: String, card: [UInt8]? = nil, size: Int? = nil) {
         self.href = href
         self.etag = etag
         self.card = card
         self.size = size ?? card?.count
+    }
+
+    public static func == (a: RemoteEntry, b: RemoteEntry) -> Bool {
+        a.href == b.href && a.etag == b.etag && a.card == b.card && a.size == b.size
+            && (a.readBack == nil) == (b.readBack == nil)
     }
 }
 

@@ -277,9 +277,7 @@ public final class CardDAVAddressBook: AddressBook {
             case .failed(let error):
                 results.append(.failure(RemoteError(.rejected(status: error.status ?? 0), error.message)))
             case .card(let text):
-                // TODO(large): read from CardText
-                let bytes = text.withBytes { Array($0) }
-                results.append(.success(RemoteCard(readingUTF8: bytes, href: href, etag: item.etag ?? "")))
+                results.append(RemoteCard.read(text, href: href, etag: item.etag ?? "", from: name))
             case .damaged(let why):
                 results.append(fetchAlone(href, because: why))
             }
@@ -294,10 +292,11 @@ public final class CardDAVAddressBook: AddressBook {
         let url = DAVURL.resolve(encoded(href), against: bookURL)
         do {
             let (etag, text) = try attempt { try client.getBytes(url: url) }
-            // TODO(large): read from CardText
-            var card = RemoteCard(reading: text.withBytes { Array($0) }, href: href, etag: etag ?? "")
-            card.notes.insert("\(why); fetched alone, as its bytes are", at: 0)
-            return .success(card)
+            return RemoteCard.read(text, href: href, etag: etag ?? "", from: name, asBytes: true).map { card in
+                var card = card
+                card.notes.insert("\(why); fetched alone, as its bytes are", at: 0)
+                return card
+            }
         } catch {
             let message = (error as? RemoteError)?.message ?? "\(error)"
             return .failure(RemoteError(.rejected(status: 0), "\(name): \(href): \(why), and \(message)"))
@@ -482,8 +481,9 @@ public final class CardDAVAddressBook: AddressBook {
         guard let (etag, text) = try? attempt({ try client.getBytes(url: url) }) else {
             return RemoteEntry(href: href, etag: result.etag ?? "")
         }
-        // TODO(large): read from CardText
-        return RemoteEntry(href: href, etag: etag ?? result.etag ?? "", card: text.withBytes { Array($0) })
+        var entry = RemoteEntry(href: href, etag: etag ?? result.etag ?? "")
+        entry.readBack = text
+        return entry
     }
 
     /// Runs a request with retries, turning CardDAV errors into the sync engine's.
@@ -548,38 +548,6 @@ extension RemoteError {
             case .timeout: self.init(.tooSlow, error.message)
             case .connect, .dns, .tls, .aborted, .other: self.init(.unreachable, error.message)
             }
-        }
-    }
-}
-
-extension RemoteCard {
-    /// Reads one fetched item; one that does not read as a card is carried opaque (`Card+Opaque.swift`), with why.
-    public init(reading text: String, href: String, etag: String) {
-        self.init(readingUTF8: Array(text.utf8), href: href, etag: etag)
-    }
-
-    /// The same for the bytes of text (a multistatus's address-data, UTF-8 once read): no String made first.
-    init(readingUTF8 bytes: [UInt8], href: String, etag: String) {
-        var reader = CardReader(bytes: bytes)
-        switch reader.next() {
-        case .success(let parsed): self.init(href: href, etag: etag, parsed: parsed)
-        case .failure(let error):
-            self.init(opaque: String(decoding: bytes, as: UTF8.self), href: href, etag: etag, why: "\(error)")
-        case nil:
-            self.init(
-                opaque: String(decoding: bytes, as: UTF8.self), href: href, etag: etag, why: "no card in the item")
-        }
-    }
-
-    /// The same for an item's bytes, which need not be UTF-8; an opaque item keeps them (`Card.opaqueText`).
-    public init(reading bytes: [UInt8], href: String, etag: String) {
-        var reader = CardReader(bytes: bytes)
-        switch reader.next() {
-        case .success(let parsed):
-            self.init(href: href, etag: etag, parsed: parsed)
-            notes += parsed.repairs.filter { !parsed.warnings.contains($0) && !$0.hasPrefix("added UID") }
-        case .failure(let error): self.init(opaque: Card.opaqueText(bytes), href: href, etag: etag, why: "\(error)")
-        case nil: self.init(opaque: Card.opaqueText(bytes), href: href, etag: etag, why: "no card in the item")
         }
     }
 }

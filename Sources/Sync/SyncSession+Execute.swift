@@ -101,7 +101,7 @@ extension SyncSession {
         switch (step, result) {
         case (.upload(let upload), .success(let entry)):
             guard let entry else { return .done([]) }
-            if let stored = entry.card, let outcome = checkReadBack(upload, entry: entry, stored: stored) {
+            if let stored = entry.readBack, let outcome = checkReadBack(upload, entry: entry, stored: stored) {
                 return outcome
             }
             var changes = uploaded(upload, to: entry)

@@ -41,8 +41,14 @@ extension Upload {
 /// status page).
 extension SyncSession {
     /// What a write's read-back leads to: nil when the server kept what it was sent.
-    func checkReadBack(_ upload: Upload, entry: RemoteEntry, stored bytes: [UInt8]) -> WriteOutcome? {
-        let stored = RemoteCard(reading: bytes, href: entry.href, etag: entry.etag)
+    func checkReadBack(_ upload: Upload, entry: RemoteEntry, stored text: CardText) -> WriteOutcome? {
+        let stored: RemoteCard
+        switch RemoteCard.read(text, href: entry.href, etag: entry.etag, from: book.name, asBytes: true) {
+        case .success(let card): stored = card
+        case .failure(let error):
+            report.recordNote("\(error.message) as read back after a write; not compared")
+            return nil
+        }
         let name = upload.card.displayName
         if stored.hash == upload.hash || stored.hash == upload.card.contentHash {
             let form = upload.form.subtracting(writeForm)
@@ -79,7 +85,7 @@ extension SyncSession {
             report.recordDamage(message)
         }
         var entry = entry
-        entry.card = nil
+        entry.readBack = nil
         return .done(
             uploaded(upload, to: entry) + [
                 .recordDamage(uid: upload.uid, hash: upload.hash, remoteHash: stored.hash, damage: message)

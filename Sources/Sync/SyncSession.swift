@@ -183,8 +183,7 @@ final class SyncSession {
             let page = try store.listedCards(after: after, limit: limit)
             guard let last = page.last else { break }
             let results = page.map { entry in
-                Result<RemoteCard, RemoteError>.success(
-                    RemoteCard(readingUTF8: entry.card ?? [], href: entry.href, etag: entry.etag ?? ""))
+                RemoteCard.read(.bytes(entry.card ?? []), href: entry.href, etag: entry.etag ?? "", from: book.name)
             }
             try settle(results)
             after = last.href

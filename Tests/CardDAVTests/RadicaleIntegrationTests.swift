@@ -68,31 +68,6 @@ struct RadicaleIntegrationTests {
         #expect(again.changes.contains(.changed(href: DAVURL.path(of: a.url), etag: a.etag)))
     }
 
-    @Test("A card over the reader's limit is refused alone, naming it and its size; the others in the multiget parse")
-    func oversizedCard() throws {
-        let fixture = try RadicaleFixture()
-        let limit = CardReader.Limits.maxCardBytes
-        let big = fixture.vcard(uid: "big", name: "Big", note: String(repeating: "x", count: limit + (1 << 20)))
-        try fixture.server.seedCards([
-            ("a.vcf", fixture.vcard(uid: "a", name: "A")), ("big.vcf", big),
-            ("z.vcf", fixture.vcard(uid: "z", name: "Z")),
-        ])
-        var outcomes: [String: String] = [:]
-        let hrefs = ["/alice/contacts/a.vcf", "/alice/contacts/big.vcf", "/alice/contacts/z.vcf"]
-        try fixture.client.multiget(bookURL: fixture.book, hrefs: hrefs) { item in
-            switch item.outcome {
-            case .card: outcomes[item.href] = "card"
-            case .missing: outcomes[item.href] = "missing"
-            case .failed(let error): outcomes[item.href] = "failed: \(error.message)"
-            case .damaged(let why): outcomes[item.href] = "damaged: \(why)"
-            }
-        }
-        #expect(outcomes["/alice/contacts/a.vcf"] == "card")
-        #expect(outcomes["/alice/contacts/z.vcf"] == "card")
-        let refused = try #require(outcomes["/alice/contacts/big.vcf"])
-        #expect(refused.contains("/alice/contacts/big.vcf") && refused.contains("larger than \(limit >> 20) MiB"))
-    }
-
     @Test("The listing gives each item's size (getcontentlength); Radicale's sync-collection gives none")
     func listedSizes() throws {
         let fixture = try RadicaleFixture()

@@ -343,12 +343,13 @@ struct ServerSyncTests {
     }
 
     @Test(
-        "a card with a big photo (600 KB) goes up and comes down to a second box intact",
+        "a card with a big photo (2 MB) goes up, comes down to a second box, and an edit there comes back, intact",
         arguments: TestServerKind.available)
     func bigPhoto(kind: TestServerKind) throws {
         let fixture = try ServerSyncFixture(kind)
-        // 450 KB of bytes (a deterministic pattern), 600 KB in base64: a phone's camera photo.
-        let bytes = (0..<450_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        // 1.5 MB of bytes (a deterministic pattern), 2 MB in base64: a phone's camera photo, spooled on every way
+        // (over 64 KiB), and hashed by its digest (over 1 MiB).
+        let bytes = (0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
         let photo = Data(bytes).base64EncodedString()
         let big = try card("big-photo", "Big Photo", "PHOTO;ENCODING=b;TYPE=JPEG:\(photo)")
         _ = try fixture.store.importChunk([big])
@@ -366,6 +367,19 @@ struct ServerSyncTests {
         let copy = try #require(try second.store.contact(uid: "big-photo"))
         #expect(copy.hash == big.contentHash)
         #expect(try parsedCard(copy.vcard).first("PHOTO")?.value.contains(photo) == true)
+
+        // The second box edits it; the first gets the edit with the photo as it was.
+        var edited = try parsedCard(copy.vcard)
+        edited.properties.append(Property(name: "NOTE", value: "met at the station"))
+        _ = try second.store.upsert(edited, reason: "edited", stampingRevision: true)
+        let upload = try second.engine.sync(
+            second.book, remote: second.store.row(for: second.book, url: fixture.server.addressBookURL),
+            options: SyncOptions())
+        #expect(upload.counts.serverUpdated == 1, "\(upload.errors)")
+        #expect(try fixture.sync().counts.storeUpdated == 1)
+        let back = try parsedCard(try #require(try fixture.store.contact(uid: "big-photo")).vcard)
+        #expect(back.first("NOTE")?.value == "met at the station")
+        #expect(back.first("PHOTO")?.value.contains(photo) == true)
     }
 
     @Test(

@@ -176,6 +176,28 @@ struct VdirAddressBookTests {
         #expect(failure(4)?.kind == .rejected(status: 0))
     }
 
+    @Test("a file with a 2 MB photo is a contact, written back byte for byte; one over 16 MiB is refused by its size")
+    func largeFiles() throws {
+        let photo = String(repeating: "/9j/4AAQSkZJRgABAQ", count: 2 << 20 / 18)
+        let big = try makeVdirCard(uid: "big", name: "Big")
+        var card = big
+        card.properties.append(Property(name: "PHOTO", parameters: [Parameter("ENCODING", ["b"])], value: photo))
+        let written = try book.create(card)
+        let read = try #require(try book.fetchAll([written.href]).first).get()
+        #expect(read.card.first("PHOTO")?.large != nil, "read spooled")
+        #expect(read.card.first("PHOTO")?.value == photo)
+        #expect(read.hash == card.contentHash)
+        let huge = String(repeating: "AAAA", count: (CardReader.Limits.maxCardBytes + (1 << 20)) / 4)
+        try writeVdirFile(
+            directory.file("huge.vcf"),
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:huge\r\nFN:Huge\r\nPHOTO;ENCODING=b:\(huge)\r\nEND:VCARD\r\n")
+        guard case .failure(let error) = try #require(try book.fetchAll(["huge.vcf"]).first) else {
+            Issue.record("a card over the limit is refused")
+            return
+        }
+        #expect(error.message.contains("huge.vcf") && error.message.contains("card is larger than 16 MiB"))
+    }
+
     @Test("a card without UID gets the same UID on every fetch")
     func stableUIDs() throws {
         try writeVdirFile(directory.file("nouid.vcf"), "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:No UID\r\nEND:VCARD\r\n")

@@ -47,15 +47,13 @@ struct CardCollector {
         }
         spill()
         if let spoolError { return .failure(CardRefusal(count: count, spoolError: spoolError)) }
-        guard let file, file.isReadable else {
-            return .failure(CardRefusal(count: count, spoolError: SystemError(ENOMEM)))
-        }
+        guard let file else { return .failure(CardRefusal(count: count, spoolError: SystemError(EIO))) }
         return .success(.spooled(file))
     }
 
     /// The first bytes kept (the start of an error page, a gzip signature), at most `limit`.
     func prefix(_ limit: Int) -> [UInt8] {
-        if let file { Array(file.bytes.prefix(limit)) } else { Array(pending.prefix(limit)) }
+        if let file { CardText.spooled(file).bytes(at: 0, count: limit) } else { Array(pending.prefix(limit)) }
     }
 
     /// Moves the bytes in memory to the spool file, made at the first spill.

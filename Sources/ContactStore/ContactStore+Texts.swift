@@ -80,12 +80,10 @@ extension ContactStore {
             return false
         }
         var same = true
-        try text.withBytes { (all: UnsafeRawBufferPointer) throws in
-            var offset = 0
-            try db.readBlob(table: place.table, column: place.column, rowID: place.rowID) { piece in
-                same = same && piece.elementsEqual(UnsafeRawBufferPointer(rebasing: all[offset..<offset + piece.count]))
-                offset += piece.count
-            }
+        var offset = 0
+        try db.readBlob(table: place.table, column: place.column, rowID: place.rowID) { piece in
+            same = same && piece.elementsEqual(text.bytes(at: offset, count: piece.count))
+            offset += piece.count
         }
         return same
     }

@@ -32,8 +32,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// A request's body: bytes in memory, or a spool file sent from its read-only mapping (page cache, not the
-/// process's footprint), with its length known in advance (`Content-Length`).
+/// A request's body: bytes in memory, or a spool file sent a piece at a time as curl asks for it (page cache, not
+/// the process's footprint), with its length known in advance (`Content-Length`).
 public enum HTTPBody: Sendable {
     case bytes([UInt8])
     case spooled(SpoolFile)
@@ -45,12 +45,12 @@ public enum HTTPBody: Sendable {
         }
     }
 
-    /// The body's bytes, valid within `body`. A spool file that cannot be mapped gives none: the request fails
-    /// as short (`TransferContext.readBody`), never sends something else.
+    /// The body's bytes in memory, a spooled one read whole: for tests, never for sending (`TransferContext`
+    /// reads a spooled body a piece at a time).
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         switch self {
         case .bytes(let bytes): try bytes.withUnsafeBytes(body)
-        case .spooled(let file): try body(file.bytes)
+        case .spooled(let file): try file.readAll().withUnsafeBytes(body)
         }
     }
 }

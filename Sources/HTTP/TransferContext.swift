@@ -105,21 +105,30 @@ final class TransferContext {
     /// The whole request body is with curl (which writes it out at once: no `Expect: 100-continue` below 1 MiB).
     var isBodySent: Bool { uploadOffset == body.count }
 
-    /// The next piece of the body, as much as curl's buffer takes: a spooled body is read from its mapping piece by
-    /// piece, never copied whole. A spool file that cannot be mapped stops the transfer, with why (the server
-    /// would otherwise wait for the bytes its Content-Length announced until the timeout).
+    /// The next piece of the body, as much as curl's buffer takes: a spooled body is read from its file piece by
+    /// piece, never held whole. A spool file that cannot be read stops the transfer, with why (the server would
+    /// otherwise wait for the bytes its Content-Length announced until the timeout).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if case .spooled(let file) = body, !file.isReadable {
-            callbackError = HTTPError(.other, "The request body (\(file.count) bytes) could not be read from its file")
-            return ccurl_readfunc_abort
+        let wanted = min(buffer.count, body.count - uploadOffset)
+        guard wanted > 0 else { return 0 }
+        let count: Int
+        switch body {
+        case .bytes(let bytes):
+            bytes.withUnsafeBytes { source in
+                buffer.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[uploadOffset..<(uploadOffset + wanted)]))
+            }
+            count = wanted
+        case .spooled(let file):
+            count = file.read(at: uploadOffset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]))
+            guard count > 0 else {
+                callbackError = HTTPError(
+                    .other, "The request body (\(file.count) bytes) could not be read from its file at \(uploadOffset)")
+                return ccurl_readfunc_abort
+            }
         }
-        return body.withBytes { source in
-            let count = min(buffer.count, source.count - uploadOffset)
-            guard count > 0 else { return 0 }
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[uploadOffset..<(uploadOffset + count)]))
-            uploadOffset += count
-            return count
-        }
+        uploadOffset += count
+        return count
     }
 
     /// Curl rewinds the body when it must send it again (an authentication round trip).

@@ -98,18 +98,22 @@ extension VdirAddressBook {
         }
         guard descriptor >= 0 else { throw Self.error(errno, "cannot create \(temporary)") }
         var failure: (code: Int32, what: String)?
-        text.withBytes { bytes in
-            var written = 0
-            while written < bytes.count, failure == nil, let base = bytes.baseAddress {
-                let count = write(descriptor, base + written, bytes.count - written)
-                if count > 0 {
-                    written += count
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    failure = (count < 0 ? errno : EIO, "cannot write")
+        do {
+            try text.forEachPiece { bytes in
+                var written = 0
+                while written < bytes.count, failure == nil, let base = bytes.baseAddress {
+                    let count = write(descriptor, base + written, bytes.count - written)
+                    if count > 0 {
+                        written += count
+                    } else if count < 0, errno == EINTR {
+                        continue
+                    } else {
+                        failure = (count < 0 ? errno : EIO, "cannot write")
+                    }
                 }
             }
+        } catch {
+            failure = ((error as? SystemError)?.code ?? EIO, "cannot read the card's spool file for")
         }
         if failure == nil, fsync(descriptor) != 0 { failure = (errno, "cannot fsync") }
         // > A careful programmer will check the return value of close() (close(2)): NFS reports write errors here.

@@ -2,11 +2,12 @@ import Glibc
 import Synchronization
 
 /// Bytes too many to hold in the process's own memory (a card with a photo of megabytes): an unlinked temporary
-/// file, appended to, then read through a read-only shared mapping. Its pages are the kernel's page cache, which it
-/// can write out and take back under memory pressure, not the process's footprint; the file is gone with the last
-/// reference, and with the process (it has no name, `O_TMPFILE`).
+/// file, appended to, then read back a piece at a time (`forEachPiece`, `read(at:into:)`). Its pages are the kernel's
+/// page cache, which it can write out and take back under memory pressure; they are never mapped into the process,
+/// so they are not its footprint either (a mapping of freshly written pages counts them as its private dirty
+/// memory). The file is gone with the last reference, and with the process (it has no name, `O_TMPFILE`).
 ///
-/// Written by one thread, then shared read-only: `append` before the first `withBytes`, never after.
+/// Written by one thread, then shared read-only: `append` before it is handed on, never after.
 public final class SpoolFile: @unchecked Sendable {
     /// Where spool files go: a folder on disk, never a tmpfs (whose pages are memory that cannot be given back).
     /// Programs that open a store set it to the store's folder (`placeBeside`); `/var/tmp` otherwise (FHS: on disk),
@@ -23,7 +24,6 @@ public final class SpoolFile: @unchecked Sendable {
 
     private let fd: Int32
     public private(set) var count = 0
-    private var mapping: UnsafeRawBufferPointer?
 
     /// A new empty spool file in `directory`.
     public init(directory: String = SpoolFile.directory) throws(SystemError) {
@@ -43,16 +43,10 @@ public final class SpoolFile: @unchecked Sendable {
     /// `O_TMPFILE` (Linux 3.11; a macro of glibc's that Swift does not import): `__O_TMPFILE | O_DIRECTORY`.
     private static let tmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
 
-    deinit {
-        if let mapping, let base = mapping.baseAddress {
-            munmap(UnsafeMutableRawPointer(mutating: base), mapping.count)
-        }
-        close(fd)
-    }
+    deinit { close(fd) }
 
     /// Appends `bytes` at the end of the file.
     public func append(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        unmap()
         var offset = 0
         while offset < bytes.count {
             guard let base = bytes.baseAddress else { return }
@@ -83,30 +77,32 @@ public final class SpoolFile: @unchecked Sendable {
         return count
     }
 
-    /// The bytes written so far, mapped read-only; valid within `body` (and for as long as nothing is appended).
-    public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(bytes)
-    }
-
-    /// The mapping itself, for readers that keep a reference to this file while they use it (`LargeValue`).
-    /// Empty when the file is, or when it cannot be mapped (then `isReadable` is false).
-    public var bytes: UnsafeRawBufferPointer {
-        if let mapping { return mapping }
-        guard count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        guard let base = mmap(nil, count, PROT_READ, MAP_SHARED, fd, 0), base != MAP_FAILED else {
-            return UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The bytes of `range` (all of them by default) in order, in pieces of at most `size`, read into one buffer
+    /// that each piece reuses; a failed read throws its `SystemError`, and so does a file shorter than `range`.
+    public func forEachPiece(
+        in range: Range<Int>? = nil, size: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let range = range ?? 0..<count
+        guard !range.isEmpty else { return }
+        try withUnsafeTemporaryAllocation(byteCount: min(size, range.count), alignment: 16) { buffer in
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                let wanted = UnsafeMutableRawBufferPointer(
+                    rebasing: buffer[..<min(buffer.count, range.upperBound - offset)])
+                let got = read(at: offset, into: wanted)
+                guard got > 0 else { throw got < 0 ? SystemError.last : SystemError(EIO) }
+                try body(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
+                offset += got
+            }
         }
-        let mapped = UnsafeRawBufferPointer(start: base, count: count)
-        mapping = mapped
-        return mapped
     }
 
-    /// The bytes can be read (they were mapped, or there are none).
-    public var isReadable: Bool { count == 0 || bytes.count == count }
-
-    private func unmap() {
-        guard let mapping, let base = mapping.baseAddress else { return }
-        munmap(UnsafeMutableRawPointer(mutating: base), mapping.count)
-        self.mapping = nil
+    /// All the bytes, in memory: for a person's eyes and for tests, never on a sync's path. Empty when they cannot
+    /// be read.
+    public func readAll() -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        do { try forEachPiece { result += $0 } } catch { return [] }
+        return result
     }
 }

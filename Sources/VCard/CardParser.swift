@@ -291,51 +291,75 @@ extension CardParser {
     /// would lose what may be the only copy, but it is reported: a reader may show a broken image or none.
     fileprivate static func checkBase64(_ card: Card, log: inout RepairLog) {
         for property in card.properties where Property.mediaProperties.contains(property.name.uppercasedIfNeeded) {
-            let data: Substring
+            // Where the data starts, told by the value's head: a spooled photo is checked a piece at a time.
+            let head = property.valueHead
+            let start: Int
             if property.parameterValues("ENCODING").first?.lowercased() == "b" {
-                data = property.value[...]
-            } else if property.value.prefix(5).lowercased() == "data:",
-                let comma = property.value.firstIndex(of: ","),
-                property.value[..<comma].lowercased().hasSuffix(";base64")
+                start = 0
+            } else if head.prefix(5).lowercased() == "data:", let comma = head.firstIndex(of: ","),
+                head[..<comma].lowercased().hasSuffix(";base64")
             {
-                data = property.value[property.value.index(after: comma)...]
+                start = head.utf8.distance(from: head.startIndex, to: comma) + 1
             } else {
                 continue
             }
-            if !isBase64(data) { log.note(.invalidBase64, property.name.uppercased()) }
+            var check = Base64Check()
+            var offset = 0
+            property.forEachValuePiece { piece in
+                let bytes = piece.bindMemory(to: UInt8.self)
+                let skip = max(0, start - offset)
+                offset += bytes.count
+                if skip < bytes.count { check.feed(UnsafeBufferPointer(rebasing: bytes[skip...])) }
+            }
+            if !check.isValid { log.note(.invalidBase64, property.name.uppercased()) }
         }
     }
 
     /// RFC 4648 base64 (white space aside, which folding leaves); missing padding is tolerated, since it decodes
     /// all the same.
     static func isBase64(_ text: Substring) -> Bool {
+        var check = Base64Check()
         // A photo is tens of KB: its bytes in place, not a Substring's UTF-8 view index by index.
-        text.utf8.withContiguousStorageIfAvailable(isBase64) ?? Array(text.utf8).withUnsafeBufferPointer(isBase64)
+        if text.utf8.withContiguousStorageIfAvailable({ check.feed($0) }) == nil {
+            Array(text.utf8).withUnsafeBufferPointer { check.feed($0) }
+        }
+        return check.isValid
     }
 
-    private static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var count = 0
-        var padding = 0
-        var index = 0
-        // One table lookup a byte, and a tight loop over the runs of letters: a photo is tens of KB, and this runs
-        // for every card read.
-        let valid = base64Classes.withUnsafeBufferPointer { classes in
-            while index < bytes.count {
-                let run = index
-                while index < bytes.count, classes[Int(bytes[index])] == .letter { index += 1 }
-                guard padding == 0 || index == run else { return false }  // a letter after `=`
-                count += index - run
-                guard index < bytes.count else { break }
-                switch classes[Int(bytes[index])] {
-                case .space: break
-                case .padding: (padding, count) = (padding + 1, count + 1)
-                default: return false
+    /// Whether bytes fed in pieces are base64, as `isBase64` says.
+    struct Base64Check {
+        private var count = 0
+        private var padding = 0
+        private var valid = true
+
+        var isValid: Bool { valid && padding <= 2 && (padding == 0 ? count % 4 != 1 : count % 4 == 0) }
+
+        mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard valid else { return }
+            var index = 0
+            // One table lookup a byte, and a tight loop over the runs of letters: a photo is tens of KB, and this
+            // runs for every card read.
+            base64Classes.withUnsafeBufferPointer { classes in
+                while index < bytes.count {
+                    let run = index
+                    while index < bytes.count, classes[Int(bytes[index])] == .letter { index += 1 }
+                    guard padding == 0 || index == run else {  // a letter after `=`
+                        valid = false
+                        return
+                    }
+                    count += index - run
+                    guard index < bytes.count else { break }
+                    switch classes[Int(bytes[index])] {
+                    case .space: break
+                    case .padding: (padding, count) = (padding + 1, count + 1)
+                    default:
+                        valid = false
+                        return
+                    }
+                    index += 1
                 }
-                index += 1
             }
-            return true
         }
-        return valid && padding <= 2 && (padding == 0 ? count % 4 != 1 : count % 4 == 0)
     }
 
     private enum Base64Class: UInt8 { case other, letter, padding, space }

@@ -30,24 +30,41 @@ public enum CardText: Sendable {
             case .failure(let error)?: throw error
             case nil: return try body(UnsafeRawBufferPointer(start: nil, count: 0))
             }
-        case .spooled(let file): return try file.withBytes(body)
+        case .spooled(let file):
+            // In memory, whole: what the callers of this ask for (small texts, a person's eyes, tests).
+            let all = file.readAll()
+            return try CardText.bytes(all).withBytes(body)
         }
     }
 
     /// The whole text as a String: for a person's eyes (show, edit, history), never on a sync's path.
     public var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
 
-    /// The text in pieces of at most `size` bytes, in order (for writing it out without one copy of it whole).
-    public func forEachPiece<E: Error>(
-        size: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws(E) -> Void
-    ) throws(E) {
-        try withBytes { (all: UnsafeRawBufferPointer) throws(E) in
-            var start = 0
-            while start < all.count {
-                let end = min(all.count, start + size)
-                try body(UnsafeRawBufferPointer(rebasing: all[start..<end]))
-                start = end
+    /// The text in pieces of at most `size` bytes, in order (for writing it out without one copy of it whole); a
+    /// spool file that cannot be read throws its `SystemError`.
+    public func forEachPiece(size: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        switch self {
+        case .bytes(let bytes):
+            try bytes.withUnsafeBytes { all in
+                var start = 0
+                while start < all.count {
+                    let end = min(all.count, start + size)
+                    try body(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+                    start = end
+                }
             }
+        case .spooled(let file): try file.forEachPiece(size: size, body)
+        }
+    }
+
+    /// `count` bytes from `offset` (fewer at the end), read in place.
+    public func bytes(at offset: Int, count: Int) -> [UInt8] {
+        switch self {
+        case .bytes(let bytes): return Array(bytes[min(offset, bytes.count)..<min(offset + count, bytes.count)])
+        case .spooled(let file):
+            var result = [UInt8](repeating: 0, count: max(0, min(count, file.count - offset)))
+            let got = result.withUnsafeMutableBytes { file.read(at: offset, into: $0) }
+            return got == result.count ? result : []
         }
     }
 }

@@ -1,7 +1,7 @@
 import SystemSupport
 
 /// The value of a photo, logo, sound or key too large to hold in memory (`CardReader.Limits.spillBytes`): its
-/// bytes in a spool file, read through the file's mapping. ASCII (base64, a `data:` URI), with no line break, so
+/// bytes in a spool file, read a piece at a time. ASCII (base64, a `data:` URI), with no line break, so
 /// that it folds anywhere and needs no escaping. `prefix` (small) comes before the file's bytes: the `data:`
 /// header that the 4.0 form adds to a 3.0 photo.
 public struct LargeValue: Sendable {
@@ -17,17 +17,11 @@ public struct LargeValue: Sendable {
 
     var count: Int { prefix.count + range.count }
 
-    /// The bytes in order, in pieces of at most 64 KiB (the prefix first).
+    /// The bytes in order, in pieces of at most 64 KiB (the prefix first). A spool file that can no longer be read
+    /// (the disk failed under it) ends them early: what follows then sees a different value, never a crash.
     func forEachPiece(_ body: (UnsafeRawBufferPointer) -> Void) {
         prefix.withUnsafeBytes { if !$0.isEmpty { body($0) } }
-        let bytes = file.bytes
-        guard bytes.count >= range.upperBound else { return }
-        var start = range.lowerBound
-        while start < range.upperBound {
-            let end = min(range.upperBound, start + 64 * 1024)
-            body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
-            start = end
-        }
+        try? file.forEachPiece(in: range) { body($0) }
     }
 
     /// The first `count` bytes (or all), as text: what telling a value's kind needs (`data:`, a type's signature).
@@ -61,23 +55,34 @@ public struct LargeValue: Sendable {
         LargeValue(file: file, range: range, prefix: Array(text.utf8) + prefix)
     }
 
-    /// Its bytes one by one, read in place (comparing two).
+    /// Its bytes one by one, read a piece at a time (comparing two).
     struct Bytes: Sequence, IteratorProtocol {
         let value: LargeValue
-        let mapped: UnsafeRawBufferPointer
-        var index = 0
+        private var piece: [UInt8] = []
+        private var index = 0
+        /// Where the next piece starts in the whole value (prefix included).
+        private var offset = 0
 
         init(_ value: LargeValue) {
             self.value = value
-            let bytes = value.file.bytes
-            mapped = bytes.count >= value.range.upperBound ? bytes : UnsafeRawBufferPointer(start: nil, count: 0)
         }
 
         mutating func next() -> UInt8? {
+            if index == piece.count {
+                guard offset < value.count else { return nil }
+                if offset < value.prefix.count {
+                    piece = Array(value.prefix[offset...])
+                } else {
+                    let start = value.range.lowerBound + offset - value.prefix.count
+                    piece = CardText.spooled(value.file).bytes(
+                        at: start, count: Swift.min(64 * 1024, value.range.upperBound - start))
+                    if piece.isEmpty { return nil }
+                }
+                offset += piece.count
+                index = 0
+            }
             defer { index += 1 }
-            if index < value.prefix.count { return value.prefix[index] }
-            let offset = value.range.lowerBound + index - value.prefix.count
-            return offset < value.range.upperBound && offset < mapped.count ? mapped[offset] : nil
+            return piece[index]
         }
     }
 

@@ -53,7 +53,7 @@ struct LargeCardTests {
             Issue.record("the big card is not spooled: \(String(describing: outcomes["/alice/book/big.vcf"]))")
             return
         }
-        #expect(file.withBytes { $0.elementsEqual(big.utf8) })
+        #expect(file.readAll().elementsEqual(big.utf8))
         guard case .card(.bytes(let bytes))? = outcomes["/alice/book/small.vcf"] else {
             Issue.record("the small card is not in memory")
             return
@@ -92,7 +92,7 @@ struct LargeCardTests {
             Issue.record("the card is not spooled")
             return
         }
-        #expect(file.withBytes { $0.elementsEqual(big.utf8) })
+        #expect(file.readAll().elementsEqual(big.utf8))
         let error = try #require(throws: CardDAVError.self) { try client.getBytes(url: Self.book + "huge.vcf") }
         #expect(error.message.contains("/alice/book/huge.vcf"))
         #expect(error.message.contains("(at least \(huge.utf8.count) bytes); refused"))

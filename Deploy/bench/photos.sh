@@ -17,7 +17,7 @@
 # Data checks, failures too: after every phase, each side holds every contact, each photo byte for byte the one
 # generated (or changed) (Deploy/bench/photo_digests.sh: the SHA-256 of each PHOTO's decoded bytes, by UID), and no
 # contact in a store is unreadable ("(unreadable)" in `contactbox list`).
-# (d) is skipped, saying why, where no memory cgroup can be made (it needs root or systemd). About 40 min, most of it
+# (d) is skipped, saying why, where no memory cgroup can be made (it needs root or systemd). 20 to 40 min, most of it
 # Radicale parsing the 10 MB photos (about 3 min each, when it first serves the book and at each PUT of (b)).
 #   Deploy/bench/photos.sh        BENCH_SMALL (32), BENCH_BIG (5), BENCH_SMALL_BYTES (1400000), BENCH_BIG_BYTES (10000000)
 set -euo pipefail

@@ -2,11 +2,19 @@
 """Write N realistic, invented contacts to a .vcf file for the benchmarks.
 
     python3 gen_contacts.py N OUT.vcf [--seed 1] [--photos 0.05]
+    python3 gen_contacts.py N OUT.vcf --photo-bytes 1400000 [--seed 1] [--photo-seed S]
 
 Deterministic for a given seed. Cards are streamed to disk one at a time, so
 memory stays small whatever N is. About 5% (--photos) carry a JPEG photo of 8-40 KB base64
 (a tiny valid JPEG padded with a comment segment); about 2% are exact copies of
 an earlier card, as a re-exported address book would hold.
+
+With --photo-bytes B (Deploy/bench/photos.sh), every card carries a phone's photo of B
+bytes (a valid JPEG padded with comment segments of random bytes), as a 3.0
+`PHOTO;ENCODING=b;TYPE=JPEG:` value folded at 75 octets, and at least one phone and one
+email; no card is a copy. The photos' bytes come from a generator of their own (seeded by
+--photo-seed, else by --seed), so the same --seed gives the same names and UIDs whatever
+the photos' size, and another --photo-seed gives the same contacts with new photos.
 """
 import argparse
 import base64
@@ -42,14 +50,14 @@ TINY_JPEG = base64.b64decode(
 
 def fold(line: str) -> bytes:
     """RFC 6350 folding at 75 octets without splitting a UTF-8 sequence."""
-    data, out, room = line.encode(), [], 75
-    while len(data) > room:
-        cut = room
+    data, out, start, room = line.encode(), [], 0, 75
+    while len(data) - start > room:  # by offset: a photo's line of megabytes is not copied at every fold
+        cut = start + room
         while data[cut] & 0xC0 == 0x80:
             cut -= 1
-        out.append(data[:cut])
-        data, room = data[cut:], 74
-    out.append(data)
+        out.append(data[start:cut])
+        start, room = cut, 74
+    out.append(data[start:])
     return b"\r\n ".join(out) + b"\r\n"
 
 
@@ -61,14 +69,28 @@ def photo(rng: random.Random) -> str:
     return base64.b64encode(TINY_JPEG[:after_app0] + comment + TINY_JPEG[after_app0:]).decode()
 
 
-def card(rng: random.Random, photos: float = 0.05) -> bytes:
+def big_photo(rng: random.Random, size: int) -> str:
+    """A JPEG of about `size` bytes (within 4): the tiny one with comment segments (at most 64 KiB each) of random
+    bytes after its APP0, base64."""
+    after_app0 = 4 + int.from_bytes(TINY_JPEG[4:6], "big")
+    segments, left = [TINY_JPEG[:after_app0]], size - len(TINY_JPEG)
+    while left > 4:
+        length = min(65535, left - 2)  # the length field counts itself
+        segments.append(b"\xff\xfe" + length.to_bytes(2, "big") + rng.randbytes(length - 2))
+        left -= length + 2
+    segments.append(TINY_JPEG[after_app0:])
+    return base64.b64encode(b"".join(segments)).decode()
+
+
+def card(rng: random.Random, photos: float = 0.05, photo_bytes: int = 0,
+         photo_rng: random.Random | None = None) -> bytes:
     given, family = rng.choice(GIVEN), rng.choice(FAMILY)
     lines = ["BEGIN:VCARD", "VERSION:3.0", f"UID:{uuid.UUID(int=rng.getrandbits(128), version=4)}",
              f"N:{family};{given};;;", f"FN:{given} {family}"]
     kinds = ["CELL", "HOME", "WORK"]
     for kind in rng.sample(kinds, rng.randint(1, 3)):
         lines.append(f"TEL;TYPE={kind}:+{rng.randint(1, 99)} {rng.randint(100, 999)} {rng.randint(1000000, 9999999)}")
-    for i in range(rng.randint(0, 3)):
+    for i in range(max(1 if photo_bytes else 0, rng.randint(0, 3))):
         user = f"{rng.choice(['a', 'j', 'm', 'k'])}.{rng.randint(1, 9999)}"
         lines.append(f"EMAIL;TYPE=INTERNET{',PREF' if i == 0 else ''}:{user}@mail{i}.example")
     city, code, country = rng.choice(CITIES)
@@ -84,7 +106,9 @@ def card(rng: random.Random, photos: float = 0.05) -> bytes:
     for i in range(1, rng.randint(0, 2) + 1):
         site = f"{rng.choice(['blog', 'home', 'shop'])}{rng.randint(1, 999)}"
         lines += [f"item{i}.URL:https://{site}.example", f"item{i}.X-ABLabel:{rng.choice(LABELS)}"]
-    if rng.random() < photos:
+    if photo_bytes and photo_rng:
+        lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + big_photo(photo_rng, photo_bytes))
+    elif rng.random() < photos:
         lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + photo(rng))
     lines.append("END:VCARD")
     return b"".join(fold(line) for line in lines)
@@ -96,16 +120,19 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--photos", type=float, default=0.05, help="the share of cards with a photo")
+    parser.add_argument("--photo-bytes", type=int, default=0, help="every card with a photo of this many bytes")
+    parser.add_argument("--photo-seed", type=int, help="the seed of the photos' bytes (--photo-bytes)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    photo_rng = random.Random(f"photo-{args.seed if args.photo_seed is None else args.photo_seed}")
     recent: list[bytes] = []  # a few earlier cards to copy: bounded, not the whole file
     with open(args.out, "wb") as out:
         for _ in range(args.count):
-            if recent and rng.random() < 0.02:
+            if recent and rng.random() < 0.02 and not args.photo_bytes:
                 data = rng.choice(recent)
             else:
-                data = card(rng, args.photos)
-                if len(data) < 4096:
+                data = card(rng, args.photos, args.photo_bytes, photo_rng)
+                if len(data) < 4096 and not args.photo_bytes:
                     recent = (recent + [data])[-64:]
             out.write(data)
 

@@ -3,7 +3,8 @@
 
     seed_radicale.py collection FOLDER N        write N cards into a Radicale collection folder (server stopped)
     seed_radicale.py files FOLDER N             the same N cards as files UID.vcf only (Xandikos: then committed)
-    seed_radicale.py split CARDS.vcf FOLDER     each card of a .vcf file as FOLDER/UID.vcf (the first of each UID)
+    seed_radicale.py split CARDS.vcf FOLDER     each card of a .vcf file as FOLDER/UID.vcf (the first of each UID;
+                                                streamed: photo books of megabytes a card)
     seed_radicale.py edit-remote URL USER PASSWORD_FILE N TOTAL [NOTE]   change N of the seeded cards over HTTP
     seed_radicale.py edit-local OUT.vcf N TOTAL  write N other seeded cards, changed, for `contactbox import --update`
     seed_radicale.py edit-folder FOLDER N TOTAL NOTE   rewrite the files of N other seeded cards in a vCard folder
@@ -50,14 +51,28 @@ def files(folder, total):
 
 
 def split(path, folder):
+    """Line by line, a card at a time: a book of photos of megabytes is never held whole."""
     os.makedirs(folder, exist_ok=True)
-    for chunk in open(path, "rb").read().split(b"BEGIN:VCARD")[1:]:
-        data = b"BEGIN:VCARD" + chunk.split(b"END:VCARD", 1)[0] + b"END:VCARD\r\n"
-        uid = data.split(b"\nUID:", 1)[1].split(b"\r\n", 1)[0].decode()
-        target = os.path.join(folder, uid + ".vcf")
-        if not os.path.exists(target):
-            with open(target, "wb") as out:
-                out.write(data)
+    temporary = os.path.join(folder, ".split.tmp")
+    out, uid = None, None
+    with open(path, "rb") as source:
+        for line in source:
+            if line.startswith(b"BEGIN:VCARD"):
+                out, uid = open(temporary, "wb"), None
+            if out is None:
+                continue
+            if uid is None and line.startswith(b"UID:"):
+                uid = line[4:].rstrip(b"\r\n").decode()
+            if line.startswith(b"END:VCARD"):
+                out.write(b"END:VCARD\r\n")
+                out.close()
+                out, target = None, os.path.join(folder, f"{uid}.vcf")
+                if uid is not None and not os.path.exists(target):
+                    os.replace(temporary, target)
+                continue
+            out.write(line)
+    if os.path.exists(temporary):
+        os.remove(temporary)
 
 
 def edit_remote(url, user, password_file, count, total, note="remote"):

@@ -2,7 +2,8 @@
 # Sourced by the benchmarks: a Radicale server on 127.0.0.1 with a seeded address book.
 #   radicale_configure WORK   writes the users, the password file and radicale.conf into WORK; sets port, book,
 #                             and ca_line (the contactbox remote's ca_file line; empty over HTTP)
-#   radicale_start N          (re)starts it with N cards written as files (PUTs are slow); sets radicale_pid
+#   radicale_start N [VCF...] (re)starts it with N cards written as files (PUTs are slow), and the cards of the .vcf
+#                             files given, a file each (seed_radicale.py split); sets radicale_pid
 # Deploy/lib/bench-work.sh stops it (kill "$radicale_pid") on exit. BENCH_TLS=1: over HTTPS, with a test CA
 # (Deploy/lib/test-ca.sh) that contactbox (ca_file), vdirsyncer and the seeding script trust.
 
@@ -52,6 +53,10 @@ radicale_start() {
     fi
     rm -rf "$radicale_work/storage"
     python3 Deploy/bench/seed_radicale.py collection "$radicale_work/storage/collection-root/alice/contacts" "$1"
+    local cards
+    for cards in "${@:2}"; do
+        python3 Deploy/bench/seed_radicale.py split "$cards" "$radicale_work/storage/collection-root/alice/contacts"
+    done
     .venv/bin/python -m radicale --config "$radicale_work/radicale.conf" 2>"$radicale_work/radicale.log" &
     radicale_pid=$!
     for _ in $(seq 100); do

@@ -7,8 +7,9 @@
 #             memory.limit_in_bytes (and memory.memsw.limit_in_bytes where swap is accounted)
 #
 #   memcap_detect            sets memcap_kind to one of the above, or "" with memcap_why saying why none
-#   memcap_make NAME KIB     makes the group; sets memcap_prefix: "${memcap_prefix[@]}" CMD... runs
-#                            CMD inside it, with CMD's PID (exec)
+#   memcap_make NAME KIB [HIGH_KIB]   makes the group; sets memcap_prefix: "${memcap_prefix[@]}" CMD... runs
+#                            CMD inside it, with CMD's PID (exec). HIGH_KIB: also the unit's MemoryHigh= (throttled
+#                            and reclaimed above it, never killed there); cgroup v1 has none: memcap_high says so
 #   memcap_events            sets memcap_oom_kills (processes the kernel killed in the group), memcap_limit_hits
 #                            (times usage reached the limit) and memcap_peak_kb (the group's peak usage, page cache
 #                            included; "?" where the kernel does not say)
@@ -43,17 +44,19 @@ memcap_detect() {
 }
 
 memcap_make() {
-    local name=$1 kib=$2
+    local name=$1 kib=$2 high=${3:-}
+    memcap_high=${high:+"MemoryHigh=${high}K"}
     case $memcap_kind in
         systemd)
             memcap_unit="contactbox-bench-$$-$name"
             memcap_prefix=(systemd-run --scope --quiet "--unit=$memcap_unit" -p "MemoryMax=${kib}K"
-                -p MemorySwapMax=0 --)
+                ${high:+-p "MemoryHigh=${high}K"} -p MemorySwapMax=0 --)
             ;;
         v2)
             memcap_dir=$memcap_parent/contactbox-bench-$$-$name
             mkdir -p "$memcap_dir"
             echo "$((kib * 1024))" >"$memcap_dir/memory.max"
+            [[ -z $high ]] || echo "$((high * 1024))" >"$memcap_dir/memory.high"
             echo 0 >"$memcap_dir/memory.swap.max" 2>/dev/null || true
             ;;
         v1)
@@ -66,6 +69,7 @@ memcap_make() {
             fi
             echo "$((kib * 1024))" >"$memcap_dir/memory.limit_in_bytes"
             echo 0 >"$memcap_dir/memory.max_usage_in_bytes" 2>/dev/null || true
+            [[ -z $high ]] || memcap_high="no MemoryHigh (cgroup v1 has no memory.high): only the ${kib} KiB limit"
             ;;
         *) echo "memcap_make: no memory cgroup here: $memcap_why" >&2 && return 1 ;;
     esac

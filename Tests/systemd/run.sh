@@ -4,9 +4,9 @@
 # line names on gpio-sim, user-mode networking), installs the release binaries
 # there with Deploy/install.sh --bin as a household would, reboots, and runs
 # Tests/systemd/scenario.sh (first boot, sync with LoadCredential=, reload, stop,
-# button, failures, journal, upgrade, memory, sandbox) against a Radicale
-# on this host (the guest reaches it as 10.0.2.2). About 7 min on a busy
-# 2-core machine (TCG), most of it the two boots and the syncs.
+# button, failures, journal, upgrade, memory, big photos, sandbox) against a
+# Radicale on this host (the guest reaches it as 10.0.2.2). About 7 min on a
+# busy 2-core machine (TCG), most of it the two boots and the syncs.
 #   Tests/systemd/run.sh [--contacts N] [--memory-contacts N]
 # Prints one closing line "systemd-vm: N passed, M failed"; exits 1 on any failure.
 # Skipped, saying so, where QEMU cannot run (not x86_64, or not root: debootstrap
@@ -26,6 +26,9 @@ Options:
   --memory-contacts N  contacts in a second address book (default 10000) that a
                        fresh store downloads at the end, under the unit's memory
                        cap, for the memory check (about 2 min of the stage).
+                       A third book, of phones' photos (3 contacts with a photo
+                       of 1.4 MB, 1.9 MB as base64, and one of 10 MB), is
+                       downloaded the same way after it (issue 31).
   -h, --help           this text
 Environment: GPIO_VM_RUN names another harness; GPIO_VM_CACHE its cache.
 EOF2
@@ -84,6 +87,18 @@ radicale_configure "$work/radicale"
 radicale_start "$contacts"
 python3 Deploy/bench/seed_radicale.py collection "$work/radicale/storage/collection-root/alice/big" "$memory_contacts"
 curl -s -o /dev/null -u "alice:$(cat "$work/radicale/password")" -X PROPFIND -H 'Depth: 1' "${book%contacts/}big/"
+# The book of phones' photos (Deploy/bench/photos.sh has the whole one: 32 and 5), and the SHA-256 of each photo's
+# bytes by UID (Deploy/bench/photo_digests.sh), which the guest compares with the store's export.
+photos_small=3 photos_big=1
+python3 Deploy/bench/gen_contacts.py "$photos_small" "$work/photos-small.vcf" --seed 11 --photo-bytes 1400000
+python3 Deploy/bench/gen_contacts.py "$photos_big" "$work/photos-big.vcf" --seed 12 --photo-bytes 10000000
+python3 Deploy/bench/seed_radicale.py collection "$work/radicale/storage/collection-root/alice/photos" 0
+for cards in "$work/photos-small.vcf" "$work/photos-big.vcf"; do
+    python3 Deploy/bench/seed_radicale.py split "$cards" "$work/radicale/storage/collection-root/alice/photos"
+done
+Deploy/bench/photo_digests.sh "$work/photos-small.vcf" "$work/photos-big.vcf" >"$work/photos.digests"
+rm -f "$work/photos-small.vcf" "$work/photos-big.vcf"
+curl -s -o /dev/null -u "alice:$(cat "$work/radicale/password")" -X PROPFIND -H 'Depth: 1' "${book%contacts/}photos/"
 
 # What install.sh reads from the clone, and the binaries it installs.
 src=$work/src
@@ -98,6 +113,8 @@ RADICALE_PASSWORD='$(cat "$work/radicale/password")'
 RADICALE_CONTACTS=$contacts
 MEMORY_URL='http://10.0.2.2:$port/alice/big/'
 MEMORY_CONTACTS=$memory_contacts
+PHOTOS_URL='http://10.0.2.2:$port/alice/photos/'
+PHOTOS_CONTACTS=$((photos_small + photos_big))
 # bounds under TCG on a 2-core machine (measured: see Tests/hardware/gpio-vm/README.md)
 READY_BOUND_S=20
 SYNC_BOUND_S=420
@@ -110,6 +127,8 @@ started=$SECONDS
     --add "$src:/opt/contactbox-src" \
     --add "$work/stage.env:/opt/vm/stage.env" \
     --add "Tests/hardware/daemon.sh:/opt/vm/daemon.sh" \
+    --add "$work/photos.digests:/opt/vm/photos.digests" \
+    --add "Deploy/bench/photo_digests.sh:/opt/vm/photo_digests.sh" \
     Tests/systemd/scenario.sh | tee "$out" || true
 echo "systemd-vm: the stage took $((SECONDS - started)) s" >&2
 verdict=$(tail -n 1 "$out")

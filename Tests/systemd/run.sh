@@ -27,7 +27,7 @@ Options:
                        fresh store downloads at the end, under the unit's memory
                        cap, for the memory check (about 2 min of the stage).
                        A third book, of phones' photos (3 contacts with a photo
-                       of 1.4 MB, 1.9 MB as base64, and one of 10 MB), is
+                       of 1.4 MB, 1.9 MB as base64, and one of 3 MB), is
                        downloaded the same way after it (issue 31).
   -h, --help           this text
 Environment: GPIO_VM_RUN names another harness; GPIO_VM_CACHE its cache.
@@ -91,7 +91,7 @@ curl -s -o /dev/null -u "alice:$(cat "$work/radicale/password")" -X PROPFIND -H 
 # bytes by UID (Deploy/bench/photo_digests.sh), which the guest compares with the store's export.
 photos_small=3 photos_big=1
 python3 Deploy/bench/gen_contacts.py "$photos_small" "$work/photos-small.vcf" --seed 11 --photo-bytes 1400000
-python3 Deploy/bench/gen_contacts.py "$photos_big" "$work/photos-big.vcf" --seed 12 --photo-bytes 10000000
+python3 Deploy/bench/gen_contacts.py "$photos_big" "$work/photos-big.vcf" --seed 12 --photo-bytes 3000000
 python3 Deploy/bench/seed_radicale.py collection "$work/radicale/storage/collection-root/alice/photos" 0
 for cards in "$work/photos-small.vcf" "$work/photos-big.vcf"; do
     python3 Deploy/bench/seed_radicale.py split "$cards" "$work/radicale/storage/collection-root/alice/photos"

@@ -32,9 +32,9 @@ radicale_configure() {
     cat >"$radicale_work/radicale.conf" <<CONF
 [server]
 hosts = 127.0.0.1:$port
-# Radicale neither takes nor lists ("file skipped because size exceeds limit") an item over this, 10 MB by
-# default: the big-photo book's cards of 13.3 MB (Deploy/bench/photos.sh) need more.
-max_content_length = 100000000
+# Radicale neither takes nor lists ("file skipped because size exceeds limit") an item over this (10 MB by
+# default): the big-photo book's cards of 13.3 MB (Deploy/bench/photos.sh) need more.
+max_resource_size = 100000000
 $tls_conf
 [auth]
 type = htpasswd

@@ -18,7 +18,7 @@
 # generated (or changed) (Deploy/bench/photo_digests.sh: the SHA-256 of each PHOTO's decoded bytes, by UID), and no
 # contact in a store is unreadable ("(unreadable)" in `contactbox list`).
 # (d) is skipped, saying why, where no memory cgroup can be made (it needs root or systemd). 20 to 40 min, most of it
-# Radicale parsing the 10 MB photos (about 3 min each, when it first serves the book and at each PUT of (b)).
+# Radicale parsing the 10 MB photos (about 2 min each, when it first serves the book and at each PUT of (b)).
 #   Deploy/bench/photos.sh        BENCH_SMALL (32), BENCH_BIG (5), BENCH_SMALL_BYTES (1400000), BENCH_BIG_BYTES (10000000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -75,11 +75,11 @@ book_mb=$(du -cm "$work/small.vcf" "$work/big.vcf" | awk 'END { print $1 }')
 echo "book: $small contacts with a $small_bytes-byte photo, $big with a $big_bytes-byte one ($book_mb MB of vCards);" \
     "the quarter book $quarter_small + $quarter_big"
 
-# Radicale parses every card it serves once (vobject, then its cache): 2-3 s for a 1.9 MB photo, about 3 min for a
+# Radicale parses every card it serves once (vobject, then its cache): 2-3 s for a 1.9 MB photo, about 2 min for a
 # 13.3 MB one, whose time grows with the square of the line. So its book is read once, here, and never again: the
 # quarter book gets the parsed cards of the same files, and the daemon syncs the book as (c) left it.
 radicale_configure "$work"
-echo "Radicale reads the book (about 3 min a 10 MB photo) ..."
+echo "Radicale reads the book (about 2 min a 10 MB photo) ..."
 started=$SECONDS
 radicale_start 0 "$work/small.vcf" "$work/big.vcf"
 echo "  $((SECONDS - started)) s"
@@ -114,7 +114,8 @@ config() {
 row() { printf '%-10s %-34s %7s %13s %12s %7s  %s\n' "$@"; }
 row phase what "wall s" "footprint MB" "peak RSS MB" "PSS MB" "requests / result"
 
-# sync PHASE WHAT NAME: one measured `contactbox sync` of $work/NAME; prints its row; returns its status.
+# sync PHASE WHAT NAME [CODE]: one measured `contactbox sync` of $work/NAME; prints its row; returns its status, a
+# failure unless 0 (or CODE).
 sync_phase() {
     local code=0 requests
     CONTACTBOX_LOG_LEVEL=debug footprint_run "$work/$1.fp" "$contactbox" sync --config "$work/$3/contactbox.toml" \
@@ -123,7 +124,7 @@ sync_phase() {
         awk '{ printf "%s%s %s", sep, $2, $1; sep = ", " }')
     row "$1" "$2" "$wall_s" "$(mb "$fp_kb")" "$(mb "$hwm_kb")" "$(mb "$pss_kb")" \
         "$( ((code == 0)) && echo "$requests" || echo "exit status $code")"
-    if ((code != 0)); then
+    if ((code != 0 && code != ${4:-0})); then
         fail "$1: contactbox sync exited with status $code"
         grep -v ' debug ' "$work/$1.err" | tail -n 4 | cut -c1-300 | sed 's/^/      /'
     fi
@@ -190,8 +191,15 @@ else
     "$contactbox" import --db "$work/upload/contacts.sqlite" "$work/small.vcf" "$work/big.vcf" >/dev/null \
         2>"$work/import.err" || fail "(b): contactbox import of the book: $(tail -n 2 "$work/import.err" | paste -sd' ')"
 fi
-sync_phase upload "(b) upload $total to an empty book" upload || true
-budget upload
+# Radicale answers the PUT of a 13.3 MB card after about 2 min: the upload is longer than a remote's turn, which ends
+# with exit status 75, the rest the next run's, as the daemon's next pass would carry on. At most 3 runs.
+for run in 1 2 3; do
+    code=0
+    sync_phase upload "(b) upload $total to an empty book, run $run" upload 75 || code=$?
+    budget upload
+    ((code == 75)) || break
+done
+((code != 75)) || fail "(b): the upload did not end in 3 runs (each ended as too slow)"
 compare "(b) the server's new book" "$work/expected.txt" "$collections/upload"
 rm -rf "${work:?}/upload" "$collections/upload"
 

@@ -37,7 +37,8 @@ extension CardDAVClient {
             case .bytes(let bytes): .bytes(bytes)
             case .spooled(let file): .spooled(file)
             }
-        return HTTPRequest(method: "PUT", url: url, headers: headers, body: content)
+        let patient = body.count >= largeUploadBytes ? listingLowSpeedTime : nil
+        return HTTPRequest(method: "PUT", url: url, headers: headers, body: content, lowSpeedTime: patient)
     }
 
     /// An ETag header that can be sent back; nil (asked for again, or unknown) for one that cannot (`DAVETag`).

@@ -7,10 +7,14 @@ extension CardDAVClient {
     /// token until complete. A token the server no longer accepts throws `.invalidSyncToken`: list instead.
     /// Truncated sync-collection rounds followed in one listing: 50,000 items at 50 a round.
     static let maxSyncRounds = 1_000
-    /// How long a listing may go below the low-speed limit, waiting for its first byte included: a server
-    /// computes some listings whole before it sends a byte (Radicale 3.9: over 60 s for a token-less
-    /// sync-collection of 50,000 items, 9 s for their `sync-token`). The total timeout (5 minutes) still bounds it.
+    /// How long a listing, or the answer to a large upload (`largeUploadBytes`), may go below the low-speed limit,
+    /// waiting for its first byte included: a server computes some listings whole before it sends a byte (Radicale
+    /// with a token-less sync-collection of 50,000 items, `Deploy/bench/sync.sh`), and parses a card it is sent
+    /// before it answers, in a time that grows faster than the card (Radicale with a 13 MB photo's card,
+    /// `Deploy/bench/photos.sh`). The total timeout still bounds the request, and the turn's deadline the turn.
     static let listingLowSpeedTime = Duration.seconds(240)
+    /// An upload of at least this many bytes waits for its answer as long as a listing does.
+    static let largeUploadBytes = 1 << 20
 
     public func syncCollection(
         bookURL: String, token: String?, onChange: (SyncChange) throws -> Void

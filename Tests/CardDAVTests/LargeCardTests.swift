@@ -114,6 +114,23 @@ struct LargeCardTests {
         #expect(sent === file)
     }
 
+    @Test("An upload of 1 MiB or more waits for its answer as long as a listing; a smaller one as any request")
+    func largeUploadWaits() throws {
+        let large = try SpoolFile()
+        try large.append(Array(Self.card(uid: "large", size: CardDAVClient.largeUploadBytes).utf8))
+        let small = CardText.bytes(Array(Self.card(uid: "small", size: 200_000).utf8))
+        let created = FakeTransport.Reply(status: 201, body: "")
+        let (client, transport) = makeClient([created, created, created, created])
+        _ = try client.put(url: Self.book + "large.vcf", vcard: .spooled(large), ifMatch: nil, ifNoneMatchAny: true)
+        _ = try client.put(url: Self.book + "small.vcf", vcard: small, ifMatch: nil, ifNoneMatchAny: true)
+        _ = try client.perform([
+            .put(url: Self.book + "large.vcf", vcard: .spooled(large), ifMatch: "\"1\"", ifNoneMatchAny: false),
+            .put(url: Self.book + "small.vcf", vcard: small, ifMatch: "\"1\"", ifNoneMatchAny: false),
+        ])
+        let patient = CardDAVClient.listingLowSpeedTime
+        #expect(transport.requests.map(\.lowSpeedTime) == [patient, nil, patient, nil])
+    }
+
     @Test("The listing and sync-collection ask for each item's size and hand it on")
     func listedSizes() throws {
         let listing = """

@@ -22,13 +22,14 @@ struct SlowServerWordsTests {
         return seconds % 60 == 0 ? names[Int(seconds / 60)] ?? "\(seconds / 60) minutes" : "\(seconds) s"
     }
 
-    @Test("exit 75's row gives the low-speed limit and window, a listing's window, a request's and a turn's total")
+    @Test("exit 75's row gives the low-speed limit and window, a listing's and large upload's, a request's, a turn's")
     func exit75() throws {
         let http = HTTPConfiguration()
         let row = try #require(try Self.readme().split(separator: "\n").first { $0.hasPrefix("| 75 |") })
         let expected =
             "too slow (less than \(http.lowSpeedLimit / 1024) KiB/s for \(Self.words(http.transferTimeout)), "
-            + "\(Self.words(CardDAVClient.listingLowSpeedTime)) for a listing; "
+            + "\(Self.words(CardDAVClient.listingLowSpeedTime)) for a listing or for the answer to an upload of "
+            + "\(CardDAVClient.largeUploadBytes >> 20) MiB or more; "
             + "\(Self.words(http.totalTimeout)) for one request; "
             + "\(Self.words(TurnDeadline.standardLimit)) for a remote's whole turn, retries included)"
         #expect(row.contains(expected), "\(row)")

@@ -3,6 +3,8 @@ import PackageDescription
 
 // Release builds: swift build -c release --static-swift-stdlib (see Deploy/).
 // Modules and the imports allowed between them: Docs/architecture.md.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
 let package = Package(
     name: "ContactBox",
     platforms: [.macOS(.v15)],
@@ -55,14 +57,15 @@ let package = Package(
         .target(name: "ContactStore", dependencies: ["SQLite", "SystemSupport", "VCard"]),
         .target(
             name: "HTTP",
-            dependencies: ["CCurl", "CPSL", "SystemSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CCurl", "CPSL", "SystemSupport", logging]),
         .target(
-            name: "CardDAV", dependencies: ["HTTP", "CXML2", "VCard", .product(name: "Logging", package: "swift-log")]),
+            name: "CardDAV",
+            dependencies: ["HTTP", "CXML2", "SystemSupport", "VCard", logging]),
         .target(
             name: "Sync",
             dependencies: [
                 "ContactStore", "CardDAV", "CMalloc", "HTTP", "SystemSupport", "VCard",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]),
         .target(name: "Config", dependencies: ["SystemSupport"]),
         // Text from outside made safe to show: control characters written as `\u{1B}` (terminal, journal, page).
@@ -72,13 +75,13 @@ let package = Package(
         // The status page, its JSON and the Prometheus metrics, over libmicrohttpd.
         .target(
             name: "StatusServer",
-            dependencies: ["CMicroHTTPD", "SafeText", "SystemSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CMicroHTTPD", "SafeText", "SystemSupport", logging]),
         .target(
             name: "Appliance",
             dependencies: [
                 "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer",
                 "SystemSupport", "CLinux", "CMalloc",
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.
         .target(
@@ -86,7 +89,7 @@ let package = Package(
             dependencies: [
                 "CMalloc", "Config", "ContactStore", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ]),
         // Two executables, as git keeps libcurl out of git itself (git-remote-http): `contactbox` works on the
         // store and never loads libcurl or libxml2, whose dependency trees cost 4 MB of resident memory at
@@ -101,30 +104,47 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "HTTP", "Sync",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Sync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             plugins: ["BuildInfo"]),
         .plugin(name: "BuildInfo", capability: .buildTool()),
 
-        .testTarget(name: "VCardTests", dependencies: ["VCard"], resources: [.copy("Corpus")]),
+        .testTarget(name: "VCardTests", dependencies: ["SystemSupport", "VCard"], resources: [.copy("Corpus")]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "SystemSupport", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "CardDAVTests", dependencies: ["CardDAV", "HTTP", "SystemSupport", "TestSupport", "VCard"]),
         .testTarget(
-            name: "SyncTests", dependencies: ["CardDAV", "ContactStore", "HTTP", "Sync", "TestSupport", "VCard"]),
+            name: "HTTPTests",
+            dependencies: ["HTTP", "SystemSupport", "TestSupport", logging],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "CardDAVTests",
+            dependencies: [
+                "CardDAV", "HTTP", "SystemSupport", "TestSupport", "VCard",
+                logging,
+            ]),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: [
+                "CardDAV", "ContactStore", "HTTP", "Sync", "TestSupport", "VCard",
+                logging,
+            ]),
         .testTarget(
             name: "ApplianceTests",
             dependencies: [
                 "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport", "VCard",
+                logging,
             ]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"]),
         .testTarget(
-            name: "StatusServerTests", dependencies: ["SafeText", "StatusServer", "SystemSupport", "TestSupport"]),
+            name: "StatusServerTests",
+            dependencies: [
+                "SafeText", "StatusServer", "SystemSupport", "TestSupport",
+                logging,
+            ]),
         // The deployment files (systemd unit, install script) checked with the tools that will read them.
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         // The executables too: RestoreCommandSyncTests runs `contactbox` against a real Radicale.
@@ -132,8 +152,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport", "contactbox", "contactbox-remote",
+                logging,
             ]),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["CSQLite", "SQLite", "TestSupport"]),
         .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
         .testTarget(
             name: "ContactboxTests", dependencies: ["contactbox", "contactbox-remote", "TestSupport"],

@@ -8,8 +8,8 @@ extension CardDAVClient {
     /// Truncated sync-collection rounds followed in one listing: 50,000 items at 50 a round.
     static let maxSyncRounds = 1_000
     /// How long a listing may go below the low-speed limit, waiting for its first byte included: a server
-    /// computes some listings whole before it sends a byte (Radicale 3.9: over 60 s for a token-less
-    /// sync-collection of 50,000 items, 9 s for their `sync-token`). The total timeout (5 minutes) still bounds it.
+    /// computes some listings whole before it sends a byte (Radicale 3.9, a token-less sync-collection of a big
+    /// book: `Docs/servers.md`, *Speed*). The total timeout (5 minutes) still bounds it.
     static let listingLowSpeedTime = Duration.seconds(240)
 
     public func syncCollection(

@@ -92,8 +92,9 @@ let package = Package(
                 logging,
             ]),
         // Two executables, as git keeps libcurl out of git itself (git-remote-http): `contactbox` works on the
-        // store and never loads libcurl or libxml2, whose dependency trees cost 4 MB of resident memory at
-        // start-up on Debian (measured); `contactbox sync` and `discover` run `contactbox-remote`.
+        // store and never loads libcurl or libxml2, whose dependency trees cost megabytes of resident memory at
+        // start-up on Debian (Docs/architecture.md, "Modules"); `contactbox sync` and `discover` run
+        // `contactbox-remote`.
         .executableTarget(
             name: "contactbox",
             dependencies: [

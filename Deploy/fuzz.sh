@@ -18,7 +18,7 @@ FUZZ_SECONDS, from a corpus seeded with the tests' files. Targets (default: all)
 
 Prints per target the executions, executions per second and crashes, and exits 1
 if any target crashed, naming the input that did (run the target binary with that
-file as its argument to reproduce). Docs/fuzzing.md has the figures of long runs.
+file as its argument to reproduce). Docs/fuzzing.md says how to run them long.
 
 Environment:
   FUZZ_SECONDS   seconds per target (default 60)

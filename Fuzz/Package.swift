@@ -3,7 +3,7 @@ import PackageDescription
 
 // libFuzzer targets for ContactBox's parsers of outside input. A package of its own so that the main package's
 // `swift build` and `swift test` never see them: each target has no `main` (libFuzzer's comes with
-// `--sanitize=fuzzer`) and would not link there. Build and run with Deploy/fuzz.sh; Docs/fuzzing.md has the figures.
+// `--sanitize=fuzzer`) and would not link there. Build and run with Deploy/fuzz.sh; Docs/fuzzing.md.
 let package = Package(
     name: "ContactBoxFuzz",
     dependencies: [

@@ -17,8 +17,9 @@
 # Data checks, failures too: after every phase, each side holds every contact, each photo byte for byte the one
 # generated (or changed) (Deploy/bench/photo_digests.sh: the SHA-256 of each PHOTO's decoded bytes, by UID), and no
 # contact in a store is unreadable ("(unreadable)" in `contactbox list`).
-# (d) is skipped, saying why, where no memory cgroup can be made (it needs root or systemd). 20 to 40 min, most of it
-# Radicale parsing the 10 MB photos (about 2 min each, when it first serves the book and at each PUT of (b)).
+# (d) is skipped, saying why, where no memory cgroup can be made (it needs root or systemd). Most of a run's time is
+# Radicale parsing the 10 MB photos, when it first serves the book and at each PUT of (b) (the runs' times:
+# Docs/measurements/2026-11-photos.md).
 #   Deploy/bench/photos.sh        BENCH_SMALL (32), BENCH_BIG (5), BENCH_SMALL_BYTES (1400000), BENCH_BIG_BYTES (10000000)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -75,11 +76,11 @@ book_mb=$(du -cm "$work/small.vcf" "$work/big.vcf" | awk 'END { print $1 }')
 echo "book: $small contacts with a $small_bytes-byte photo, $big with a $big_bytes-byte one ($book_mb MB of vCards);" \
     "the quarter book $quarter_small + $quarter_big"
 
-# Radicale parses every card it serves once (vobject, then its cache): 2-3 s for a 1.9 MB photo, about 2 min for a
-# 13.3 MB one, whose time grows with the square of the line. So its book is read once, here, and never again: the
+# Radicale parses every card it serves once (vobject, then its cache), in a time that grows with the square of the
+# line: minutes for a 13.3 MB photo (Docs/servers.md). So its book is read once, here, and never again: the
 # quarter book gets the parsed cards of the same files, and the daemon syncs the book as (c) left it.
 radicale_configure "$work"
-echo "Radicale reads the book (about 2 min a 10 MB photo) ..."
+echo "Radicale reads the book ..."
 started=$SECONDS
 radicale_start 0 "$work/small.vcf" "$work/big.vcf"
 echo "  $((SECONDS - started)) s"

@@ -137,7 +137,8 @@ def now(pid):
 if __name__ == "__main__":
     if sys.argv[1:2] in (["run"], ["watch"]):
         # A page of a file that is dirty in the page cache counts as Private_Dirty in every private mapping of it: a
-        # binary built or copied moments before, not yet written back, added 7 MB of its own code to the footprint.
+        # binary built or copied moments before, not yet written back, added its own code to the footprint
+        # (Docs/memory.md, "The measures").
         # Once before sampling starts (not for each `now`, which a benchmark may call in a loop).
         os.sync()
     if len(sys.argv) >= 4 and sys.argv[1] == "run":

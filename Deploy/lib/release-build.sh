@@ -2,8 +2,9 @@
 # Sourced by the Deploy scripts: the one way a release binary is built.
 # --static-swift-stdlib: no Swift runtime to install on the box. lld with packed
 # relative relocations (DT_RELR, glibc 2.36): the binary stays position-independent,
-# but the loader no longer reads 900 KB of relocations and dirties the pages they
-# touch (measured: 0.9 MB less resident memory). -Osize: less code to page in (0.4 MB).
+# but the loader no longer reads the relocations and dirties the pages they
+# touch. -Osize: less code to page in. Deploy/bench/tricks.sh measures both on and
+# off (Docs/memory.md, "The tricks").
 RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -Osize
     -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
 

@@ -59,10 +59,10 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption optio
 static const long ccurl_global_default = CURL_GLOBAL_DEFAULT;
 
 // Before curl_global_init: let OpenSSL (libcurl's TLS) skip loading its error-string tables and its legacy
-// cipher name table, which curl never reads. Measured on Debian 12: about 0.9 MB less resident memory (with
-// the digest table left out too). The OpenSSL configuration (security level, protocols) is still loaded. Must
+// cipher name table, which curl never reads: less resident memory (peak RSS, which Deploy/bench/sync.sh prints).
+// The OpenSSL configuration (security level, protocols) is still loaded. Must
 // run first: OpenSSL initialises each part once per process. Returns 1 on success.
-// The digest name table must stay (about 0.2 MB, measured): certificate verification looks up the digest of
+// The digest name table must stay, whatever it costs: certificate verification looks up the digest of
 // each signature in it (EVP_get_digestbynid, for the security level's check), and without it every certificate
 // signed by an authority fails with "CA signature digest algorithm too weak" (Tests/HTTPTests/TLSTests.swift).
 #include <openssl/ssl.h>

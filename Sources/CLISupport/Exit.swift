@@ -24,8 +24,8 @@ public enum Exit {
     /// The configuration is wrong, a URL in it or given to `discover` among it (no address book there).
     public static let configError = ExitCode(78)
 
-    /// What each code means wherever it is used, as the README's exit-code table says it in short; a command gives
-    /// a code a narrower meaning in ``commands``.
+    /// What each code means wherever it is used, as the exit-code table of Docs/commands.md says it in short; a
+    /// command gives a code a narrower meaning in ``commands``.
     static let meanings: [Int32: String] = [
         0: "done",
         1: "something asked for was not found, or some items failed (listed)",

@@ -2,8 +2,8 @@ import CMalloc
 
 public enum MemoryTuning {
     /// glibc raises its mmap threshold every time a large block is freed, after which large blocks (read buffers,
-    /// photos) come from the heap, fragment it, and the heap grows with the number of cards processed (measured:
-    /// `contactbox import` peaked at 15.8 MB for 20,000 cards and 18.6 MB for 50,000). A fixed threshold hands
+    /// photos) come from the heap, fragment it, and the heap grows with the number of cards processed (an import's
+    /// peak grew with N; `Deploy/bench/tricks.sh` measures this trick on and off). A fixed threshold hands
     /// blocks of 64 KiB and more back to the kernel when they are freed, and keeps the peak flat at any N.
     ///
     /// The daemon runs threads (the sync worker, the status server), and glibc gives each thread that allocates

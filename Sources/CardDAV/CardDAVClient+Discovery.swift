@@ -2,7 +2,7 @@ import HTTP
 import Logging
 
 extension CardDAVClient {
-    /// Not `CS:getctag`: nothing here uses it, and Radicale computes it over the whole book (10 s for 50,000).
+    /// Not `CS:getctag`: nothing here uses it, and Radicale computes it over the whole book (`Docs/servers.md`).
     static let bookProperties = [
         "D:resourcetype", "D:displayname", "D:supported-report-set", "C:supported-address-data",
     ]

@@ -24,8 +24,8 @@ extension ContactStore {
     /// The `limit` newest runs with history rows, newest first. A run that changed nothing (most syncs) is no
     /// restore point and is passed over by the index alone: each step back is one seek of `history_run` (the
     /// largest `run_id` below the last), so a store with thousands of quiet runs costs `limit` seeks. Each run's
-    /// rows are then counted by `historyCounts`, without a sorter (a `GROUP BY` over the joined rows held 1 MB for
-    /// a run of 50,000).
+    /// rows are then counted by `historyCounts`, without a sorter (a `GROUP BY` over the joined rows held a large
+    /// run's rows in SQLite's sorter: `Deploy/bench/appliance.sh` at 50,000).
     public func restorePoints(limit: Int = 10) throws -> [RestorePoint] {
         try Self.checkLimit(limit)
         return try db.transaction(.deferred) {

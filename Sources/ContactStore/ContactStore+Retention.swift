@@ -9,8 +9,9 @@ import SystemSupport
 // The daemon prunes after every pass, and most passes add no history at all, so a pass with nothing to prune must
 // cost next to nothing: the age needs one seek in `history_time`; the count looks only at the UIDs of rows added
 // since its last complete pass (the `retention` row, schema 5). Walking every UID in `history_uid` instead read the
-// whole index on every pass (54 bytes a row: 27 MB at 500,000 rows, from the SD card, through a page cache the
-// service's 20 MB cap keeps small); that walk is left for a first pass and for a count lowered since the last one.
+// whole index on every pass (tens of megabytes for a long history, from the SD card, through a page cache the
+// service's 20 MB cap keeps small: `Deploy/bench/history.sh`); that walk is left for a first pass and for a count
+// lowered since the last one.
 extension ContactStore {
     /// What retention keeps: rows younger than `maxAge`, at most `maxVersions` per contact (nil: no
     /// limit by count).

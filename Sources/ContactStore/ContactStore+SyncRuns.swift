@@ -55,7 +55,7 @@ extension ContactStore {
 
     /// How many history rows of each kind run `id` wrote (kinds with none left out): what it did to the store.
     /// Plain sums in one pass over the run's rows: a `GROUP BY kind` would feed every row to SQLite's sorter first
-    /// (1 MB for a run of 50,000, measured), where this holds one sum a kind.
+    /// (every row of a large run; `Deploy/bench/appliance.sh` at 50,000), where this holds one sum a kind.
     public func historyCounts(runID: Int64) throws -> [HistoryKind: Int] {
         let kinds = HistoryKind.allCases
         let row = try db.queryFirst(Self.historyCountsQuery, runID) { row in try kinds.indices.map { try row.int($0) } }

@@ -54,9 +54,9 @@ extension ContactStore {
     }
 
     /// The listing's page cache. Its tree takes entries in the order the remote lists them, so a cache smaller
-    /// than the tree reads and writes a page again for nearly every entry: at 150 bytes or so an entry, a listing
-    /// of 10,000 (1.5 MB) read and wrote 92 MB with 256 KiB, 35 MB with 1 MiB, nothing with 2 MiB. Each MiB is a
-    /// MiB of footprint, for 2-3% of a download's CPU: it stays small.
+    /// than the tree reads and writes a page again for nearly every entry. Each MiB of cache is a MiB of
+    /// footprint, for a few percent of a download's CPU: it stays small (the I/O it costs, measured:
+    /// `Docs/measurements/speed.md`, "The listing in a database of the run's own").
     static let listingCacheKiB = 256
 
     /// Drops this run's listing and the cards it brought, with the files they were kept in.
@@ -69,8 +69,8 @@ extension ContactStore {
     /// same href replaces an earlier one, keeping the card the earlier one brought if the ETag is the same (a
     /// listing that follows one cut short). An entry whose ETag equals the saved one is marked unchanged as it goes
     /// in, not deleted afterwards: one `DELETE` of the unchanged entries of a whole listing collected their keys
-    /// in an ephemeral table first, which SQLite's temporary cache size does not bound (+2 MB of footprint for a
-    /// folder of 50,000).
+    /// in an ephemeral table first, which SQLite's temporary cache size does not bound (the footprint of a no-op
+    /// sync of a folder grew with its size: `Deploy/bench/sync.sh`, `Docs/measurements/memory.md`).
     public func addToListing(_ entries: [ListedEntry], remoteID: Int64) throws {
         guard entries.count <= Self.chunkLimit else {
             throw ContactStoreError(.chunkTooLarge, "\(entries.count) listing entries; at most \(Self.chunkLimit)")

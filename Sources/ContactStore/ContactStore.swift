@@ -12,7 +12,7 @@ public final class ContactStore {
     public static let chunkLimit = 100
     /// The most card text a chunk of sync work holds, near enough: it ends at the card that reaches this, below
     /// `chunkLimit` when its cards are large. A photo makes a card 10 to 100 times larger, and a chunk of 100 cards
-    /// with 26 KB photos took 9 MB to upload (measured); without photos 100 cards take about 170 KB.
+    /// with photos went over the 8 MB budget to upload (`Deploy/bench/sync.sh`, its book of photos).
     public static let chunkBytes = 256 * 1024
 
     let db: Database

@@ -45,7 +45,7 @@ final class EasyHandle {
         // (TIMEOUT_MS is set per hop too: what is left of the turn caps it.)
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
-        // Debian's libcurl loads its whole CA bundle into every connection unless told otherwise (~1 MB).
+        // Debian's libcurl loads its whole CA bundle into every connection unless told otherwise (Docs/tls.md).
         try set(CURLOPT_CAINFO, configuration.caFile)
         try set(CURLOPT_CAPATH, configuration.caPath)
         // The upload buffer defaults to 64 KiB per handle; our bodies are small.

@@ -165,8 +165,9 @@ extension HTTPClient {
     }
 
     /// How long `start` waits for a new connection to take its request: a connection on the same network opens in
-    /// a few milliseconds (measured on Radicale at 127.0.0.1: the request went out 70 ms late, after the caller's
-    /// work, without this wait), one across the Internet may take longer, and then the caller does not wait.
+    /// a few milliseconds (without this wait, the request went out only after the caller's work on the last page:
+    /// `Docs/measurements/speed.md`, "A new connection per request"), one across the Internet may take longer, and
+    /// then the caller does not wait.
     static let sendWait = Duration.milliseconds(20)
 
     /// Waits for a started request to finish (its body delivered to its `onBody`) and returns its response; a

@@ -31,7 +31,7 @@ public struct HTTPConfiguration: Sendable {
     /// capped by what is left of it, and a hop that would start after it fails at once with `.timeout`. So every
     /// request and retry of a turn together end by this point, whatever each one's own limits.
     public var deadline: ContinuousClock.Instant?
-    /// A CA bundle file. Unset by default: loading the whole system bundle costs about 1 MB per connection.
+    /// A CA bundle file. Unset by default: loading the whole system bundle costs memory per connection (Docs/tls.md).
     public var caFile: String?
     /// A directory of hashed CA certificates, looked up on demand. TLS verification is always on.
     public var caPath: String?

@@ -123,7 +123,7 @@ public final class Database {
 
     /// SQLite's process-wide settings, made before the first connection opens (sqlite3_config works only before
     /// the library initialises), so that no allocation of SQLite's is a block of glibc's mmap threshold or more
-    /// (measured: 16,000 mmaps and munmaps, with their page faults, in a sync that downloaded 10,000 contacts).
+    /// (each such block is an mmap, its page faults and an munmap: Docs/measurements/speed.md, "SQLite's mmaps").
     /// A statement journal (a statement's undo inside a transaction) is kept in memory in chunks of 32 KiB and
     /// goes to a temporary file past that: a few pages for the statements of this store. A page cache takes its
     /// pages as it needs them, not 20 at once: a temporary table (the `IN` list of a `CHECK`, checked on every

@@ -21,7 +21,7 @@ public final class CardDAVAddressBook: AddressBook {
     public let maxWriteConcurrency: Int
     /// The server locks its collection for each write (423 among our own writes in flight, as Xandikos does): it
     /// is written one at a time from then on, and the concurrency never grows (Xandikos answers each overlapping
-    /// write 423 only after 150-190 ms, so one refused round cost more than the writes it held up).
+    /// write 423 only after a wait, `Docs/servers.md`; so one refused round cost more than the writes it held up).
     public private(set) var locksPerWrite: Bool
     /// `learnedWriteConcurrency` for a server that locks per write: kept by the store, read back by `init`.
     public static let oneAtATime = 0
@@ -58,8 +58,8 @@ public final class CardDAVAddressBook: AddressBook {
     /// From a saved token, the server's changes by sync-collection. Without one (a first sync, a full check) or
     /// when the server no longer takes it, every member: by a streamed PROPFIND, with the collection's sync-token
     /// read just before it where the server has sync-collection. That is the cheaper full listing on the servers
-    /// measured (Radicale 3.9, 50,000 items: 9 s for the token and 19-22 s for the PROPFIND, against 61-64 s for
-    /// a token-less sync-collection; Xandikos alike within 0.1 s at 2,000; `Docs/servers.md`, *Speed*). A server
+    /// measured: Radicale's token-less sync-collection of a big book is far slower, Xandikos's about the same
+    /// (`Deploy/bench/speed.sh` prints each listing's floor; the runs: `Docs/measurements/speed.md`). A server
     /// with sync-collection that gives no token property is listed by a token-less sync-collection instead.
     /// `withCards` (a first download): a server whose query is cheaper than its multigets sends every card with
     /// the listing instead (`listingWithCards`).
@@ -100,10 +100,10 @@ public final class CardDAVAddressBook: AddressBook {
 
     /// Whether a first download is cheaper by one query for every card (`CardDAVClient.queryAll`) than by a listing
     /// and multigets of 100, told by the server's sync-token. Radicale 3.9 lists its folder and scans that list for
-    /// every href of a multiget, so a multiget costs more the bigger the book; a query reads the folder once
-    /// (10,000 cards: 2.3-2.9 s against 2.6-3.7 s for the PROPFIND and 3.9 s for the multigets). Xandikos
-    /// evaluates a query's filter card by card (17.5-21 s for 10,000 after a start, against 10-13 s), and the
-    /// others are not measured: they list and fetch. `Docs/servers.md`, *Speed*.
+    /// every href of a multiget, so a multiget costs more the bigger the book; a query reads the folder once.
+    /// Xandikos evaluates a query's filter card by card, slower than a listing and multigets, and the others are
+    /// not measured: they list and fetch. `Deploy/bench/speed.sh` prints both ways' floors (`Docs/servers.md`,
+    /// *Speed*).
     static func queryPays(token: String) -> Bool {
         token.hasPrefix("http://radicale.org/ns/sync/")
     }
@@ -344,8 +344,8 @@ public final class CardDAVAddressBook: AddressBook {
     /// taken whole grows it by one, up to `maxWriteConcurrency`. When every refusal of a round is 423 Locked while
     /// several of our writes were in flight, our own writes held the lock: they go again at once, with no backoff,
     /// and every write from then on goes one at a time (`locksPerWrite`). The first round of a run holds only as
-    /// many writes as go out at once, the rest follow it: against such a server, only those few are refused (the
-    /// first 100 writes to Xandikos at 10,000 took 170 PUTs and 81 s sent all in the first round, 103 and 59 s so).
+    /// many writes as go out at once, the rest follow it: against such a server, only those few are refused, not
+    /// a whole chunk's (`Deploy/bench/speed.sh`, 1% each side on Xandikos).
     public func perform(_ writes: [RemoteWrite]) -> [Result<RemoteEntry?, RemoteError>] {
         let requests = writes.map(request(for:))
         var results = [Result<RemoteEntry?, RemoteError>](

@@ -129,7 +129,7 @@ struct RetentionTests {
     }
 
     /// What the default retention (90 days) costs for 10,000 contacts edited once a week each: 13 versions of
-    /// every contact. Run with CONTACTBOX_MEASURE_HISTORY=1; it prints the figure (Docs/architecture.md quotes it).
+    /// every contact. Run with CONTACTBOX_MEASURE_HISTORY=1; it prints the figure (Docs/appliance.md quotes it).
     @Test(
         "measure: 10,000 contacts with one edit a week for 90 days",
         .enabled(if: getenv("CONTACTBOX_MEASURE_HISTORY") != nil, "set CONTACTBOX_MEASURE_HISTORY=1 to measure"))

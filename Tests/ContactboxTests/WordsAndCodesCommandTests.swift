@@ -64,7 +64,7 @@ struct WordsAndCodesCommandTests {
         #expect(runs.split(separator: "\n").count == 2, "import and delete only: \(runs)")
     }
 
-    /// The README's exit-code table, by command.
+    /// The exit-code table of Docs/commands.md, by command.
     static let codes: [(command: String, codes: [Int])] = [
         ("import", [0, 64, 65, 66, 74, 78]), ("export", [0, 64, 73, 74, 78]), ("list", [0, 1, 64, 74, 78]),
         ("show", [0, 1, 64, 74, 78]), ("check", [0, 1, 64, 74, 78]), ("edit", [0, 1, 64, 65, 66, 73, 74, 78]),
@@ -74,7 +74,7 @@ struct WordsAndCodesCommandTests {
         ("discover", [0, 1, 64, 69, 75, 76, 77, 78]), ("run", [0, 64, 71, 78]),
     ]
 
-    @Test("every command's help names the exit codes the README gives it", arguments: codes)
+    @Test("every command's help names the exit codes Docs/commands.md gives it", arguments: codes)
     func helpNamesTheCodes(command: String, codes: [Int]) throws {
         let help = try contactbox([command, "--help"])
         #expect(help.status == 0)

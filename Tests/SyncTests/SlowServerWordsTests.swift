@@ -5,17 +5,17 @@ import Testing
 
 @testable import CardDAV
 
-/// The README's words on a slow server (exit 75) are the figures the code keeps: a figure changed in one place and
-/// not the other fails here.
-@Suite("The README's limits on a slow server")
+/// The words of Docs/commands.md on a slow server (exit 75) are the figures the code keeps: a figure changed in one
+/// place and not the other fails here.
+@Suite("The documented limits on a slow server")
 struct SlowServerWordsTests {
     static func readme() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return try String(contentsOf: root.appendingPathComponent("Docs/commands.md"), encoding: .utf8)
     }
 
-    /// "a minute", "four minutes": how the README writes a span.
+    /// "a minute", "four minutes": how the docs write a span.
     static func words(_ span: Duration) -> String {
         let names = [1: "a minute", 4: "four minutes", 5: "five minutes", 10: "ten minutes"]
         let (seconds, _) = span.components
@@ -35,7 +35,7 @@ struct SlowServerWordsTests {
         #expect(row.contains(expected), "\(row)")
     }
 
-    @Test("the README's words of a turn that ran out are the code's")
+    @Test("the documented words of a turn that ran out are the code's")
     func turnWords() throws {
         let readme = try Self.readme()
         let message = TurnDeadline().error(remote: "NAME").message

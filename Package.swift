@@ -50,7 +50,8 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
         // What every module needs from the system: error texts, small files, descriptors, UTC dates, whole
-        // milliseconds or seconds of a Duration.
+        // milliseconds or seconds of a Duration; and a sync run's counts, which the store and the status server (that
+        // imports nothing of the store) both name.
         .target(name: "SystemSupport"),
         .target(name: "VCard", dependencies: ["CCrypto", "SystemSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "SystemSupport"]),
@@ -127,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "CardDAV", "ContactStore", "HTTP", "Sync", "TestSupport", "VCard",
+                "CardDAV", "ContactStore", "HTTP", "Sync", "SystemSupport", "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(
@@ -152,11 +153,14 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport", "contactbox", "contactbox-remote",
+                "Sync", "CardDAV", "HTTP", "ContactStore", "SystemSupport", "VCard", "TestSupport", "contactbox",
+                "contactbox-remote",
                 logging,
             ]),
         .testTarget(name: "SQLiteTests", dependencies: ["CSQLite", "SQLite", "TestSupport"]),
-        .testTarget(name: "ContactStoreTests", dependencies: ["ContactStore", "SQLite", "TestSupport", "VCard"]),
+        .testTarget(
+            name: "ContactStoreTests",
+            dependencies: ["ContactStore", "SQLite", "SystemSupport", "TestSupport", "VCard"]),
         .testTarget(
             name: "ContactboxTests", dependencies: ["contactbox", "contactbox-remote", "TestSupport"],
             exclude: ["Fixtures"]),

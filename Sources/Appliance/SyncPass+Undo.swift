@@ -54,15 +54,10 @@ extension SyncPass {
 
     static func restorePoint(_ point: ContactStore.RestorePoint) -> StatusSnapshot.Run {
         let run = point.run
-        let counts = run.counts
         return StatusSnapshot.Run(
             id: run.id, kind: run.kind.rawValue, remote: point.remoteName, startedAt: run.startedAt / 1000,
             finishedAt: run.finishedAt.map { $0 / 1000 }, outcome: run.outcome?.rawValue, created: point.created,
             updated: point.updated, deleted: point.deleted,
-            remoteCounts: run.kind == .sync
-                ? .init(
-                    uploaded: counts.uploaded, downloaded: counts.downloaded, updated: counts.updated,
-                    deleted: counts.deleted) : nil,
-            note: run.note)
+            remoteCounts: run.kind == .sync ? run.counts : nil, note: run.note)
     }
 }

@@ -4,6 +4,7 @@ import FrontPanel
 import Logging
 import StatusServer
 import Sync
+import SystemSupport
 
 /// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote,
 /// syncs it, and writes the results to the status board (the remotes, counts and contacts: the worker's part of it).
@@ -47,7 +48,9 @@ public final class SyncPass {
             if let saved = try store.remote(named: remote.name),
                 let run = try store.recentSyncRuns(remoteID: saved.id, limit: 1).first
             {
-                status.record(run.outcome.map(Self.resultName) ?? "interrupted", run.counts, run.message)
+                status.lastResult = run.outcome.map(Self.resultName) ?? "interrupted"
+                status.counts = run.counts
+                status.message = run.message
                 status.lastSync = run.finishedAt.map { $0 / 1000 }
             }
             remotes.append(status)
@@ -148,21 +151,16 @@ public final class SyncPass {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
         board.update { contents in
-            var status = StatusSnapshot.Remote(name: remote.name, kind: remote.kindName, lastResult: result)
-            status.record(result, counts, report.message)
-            status.lastSync = wallClockSeconds()
+            let status = StatusSnapshot.Remote(
+                name: remote.name, kind: remote.kindName, lastResult: result, lastSync: wallClockSeconds(),
+                counts: counts, message: report.message)
             if let index = contents.remotes.firstIndex(where: { $0.name == remote.name }) {
                 contents.remotes[index] = status
             } else {
                 contents.remotes.append(status)
             }
             contents.counters.syncRuns[result, default: 0] += 1
-            contents.counters.uploaded += counts.uploaded
-            contents.counters.downloaded += counts.downloaded
-            contents.counters.updated += counts.updated
-            contents.counters.deleted += counts.deleted
-            contents.counters.conflicts += counts.conflicts
-            contents.counters.itemErrors += counts.errors
+            contents.counters.items += counts
         }
         var metadata: Logger.Metadata = [
             "sync.result": "\(result)",
@@ -221,19 +219,6 @@ public final class SyncPass {
         case .needsConfirmation: "deletions_held"
         case .interrupted: "interrupted"
         }
-    }
-}
-
-extension StatusSnapshot.Remote {
-    mutating func record(_ result: String, _ counts: SyncCounts, _ message: String?) {
-        lastResult = result
-        uploaded = counts.uploaded
-        downloaded = counts.downloaded
-        updated = counts.updated
-        deleted = counts.deleted
-        conflicts = counts.conflicts
-        errors = counts.errors
-        self.message = message
     }
 }
 

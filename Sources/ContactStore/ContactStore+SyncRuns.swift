@@ -1,4 +1,5 @@
 import SQLite
+import SystemSupport
 
 // The sync journal. A run is written when it starts, so that one that never finishes (power loss, kill) stays
 // visible; the next start marks it interrupted.

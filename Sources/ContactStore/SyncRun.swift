@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// How a sync run ended.
 public enum SyncOutcome: String, Sendable {
     case ok
@@ -6,34 +8,6 @@ public enum SyncOutcome: String, Sendable {
     case needsConfirmation = "needs-confirmation"
     /// Found unfinished at startup: the process died or the power went during the run.
     case interrupted
-}
-
-/// What a sync run did, counted by the engine.
-public struct SyncCounts: Sendable, Equatable {
-    public var uploaded = 0
-    public var downloaded = 0
-    public var updated = 0
-    public var deleted = 0
-    public var conflicts = 0
-    public var errors = 0
-    /// `updated` and `deleted` by side, for the summaries that say where a change was made: the store's contacts
-    /// changed or deleted from the remote, or the remote's cards from the store. Each adds to its total; the journal
-    /// keeps only the totals, so a run read back from it has these at 0.
-    public var storeUpdated = 0 { didSet { updated += storeUpdated - oldValue } }
-    public var storeDeleted = 0 { didSet { deleted += storeDeleted - oldValue } }
-    public var serverUpdated = 0 { didSet { updated += serverUpdated - oldValue } }
-    public var serverDeleted = 0 { didSet { deleted += serverDeleted - oldValue } }
-
-    public init(
-        uploaded: Int = 0, downloaded: Int = 0, updated: Int = 0, deleted: Int = 0, conflicts: Int = 0, errors: Int = 0
-    ) {
-        self.uploaded = uploaded
-        self.downloaded = downloaded
-        self.updated = updated
-        self.deleted = deleted
-        self.conflicts = conflicts
-        self.errors = errors
-    }
 }
 
 /// One entry of the sync journal.

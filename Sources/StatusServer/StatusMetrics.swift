@@ -43,19 +43,20 @@ enum StatusMetrics {
         for (outcome, runs) in counters.syncRuns.sorted(by: { $0.key < $1.key }) where !outcomes.contains(outcome) {
             writer.sample("contactbox_sync_runs_total", labels: [("outcome", outcome)], runs)
         }
-        let items: [(String, String, Int)] = [
-            ("contactbox_items_uploaded_total", "Contacts sent to remotes since start.", counters.uploaded),
-            ("contactbox_items_downloaded_total", "Contacts received from remotes since start.", counters.downloaded),
-            ("contactbox_items_updated_total", "Contacts changed by sync since start.", counters.updated),
-            ("contactbox_items_deleted_total", "Contacts deleted by sync since start.", counters.deleted),
-            ("contactbox_conflicts_total", "Contacts changed on both sides since start.", counters.conflicts),
-            ("contactbox_item_errors_total", "Contacts that failed to sync since start.", counters.itemErrors),
+        let items = counters.items
+        let families: [(String, String, Int)] = [
+            ("contactbox_items_uploaded_total", "Contacts sent to remotes since start.", items.uploaded),
+            ("contactbox_items_downloaded_total", "Contacts received from remotes since start.", items.downloaded),
+            ("contactbox_items_updated_total", "Contacts changed by sync since start.", items.updated),
+            ("contactbox_items_deleted_total", "Contacts deleted by sync since start.", items.deleted),
+            ("contactbox_conflicts_total", "Contacts changed on both sides since start.", items.conflicts),
+            ("contactbox_item_errors_total", "Contacts that failed to sync since start.", items.errors),
             (
                 "contactbox_button_presses_total", "Presses of the front panel button since start.",
                 counters.buttonPresses
             ),
         ]
-        for (name, help, value) in items {
+        for (name, help, value) in families {
             writer.family(name, .counter, help)
             writer.sample(name, value)
         }

@@ -119,10 +119,11 @@ enum StatusPage {
         w.html(resultLabel(remote.lastResult))
         w.raw("</span></div>\n<p class=\"counts\">")
         // Only what changed, so a quiet remote reads "No changes" rather than a row of zeros.
+        let synced = remote.counts
         let counts = [
-            (remote.uploaded, "sent", "sent"), (remote.downloaded, "received", "received"),
-            (remote.updated, "updated", "updated"), (remote.deleted, "deleted", "deleted"),
-            (remote.conflicts, "conflict", "conflicts"), (remote.errors, "error", "errors"),
+            (synced.uploaded, "sent", "sent"), (synced.downloaded, "received", "received"),
+            (synced.updated, "updated", "updated"), (synced.deleted, "deleted", "deleted"),
+            (synced.conflicts, "conflict", "conflicts"), (synced.errors, "error", "errors"),
         ].filter { $0.0 > 0 }
         for (index, (count, singular, plural)) in counts.enumerated() {
             if index > 0 { w.raw(" &middot; ") }

@@ -1,6 +1,8 @@
+import SystemSupport
+
 /// Everything the status page, `/api/status` and `/metrics` show, taken at one moment: a view of the appliance's state
-/// (Docs/contributing.md, rule 9) in plain values, so this module needs nothing of the others. Never holds contact
-/// contents or secrets.
+/// (Docs/contributing.md, rule 9) in plain values, so this module needs nothing of the others (a sync run's counts
+/// are `SyncCounts`, of SystemSupport, below them all). Never holds contact contents or secrets.
 public struct StatusSnapshot: Sendable, Equatable {
     /// `starting`, `idle`, `syncing`, `offline`, `attention` or `stopping`.
     public var state: String
@@ -55,30 +57,20 @@ public struct StatusSnapshot: Sendable, Equatable {
         public var lastResult: String
         /// Unix seconds of the end of its last sync.
         public var lastSync: Int64?
-        public var uploaded: Int
-        public var downloaded: Int
-        public var updated: Int
-        public var deleted: Int
-        public var conflicts: Int
-        public var errors: Int
+        /// What its last sync did.
+        public var counts: SyncCounts
         /// Why the last sync failed or what it held back, for people (never a password).
         public var message: String?
 
         public init(
-            name: String, kind: String, lastResult: String, lastSync: Int64? = nil, uploaded: Int = 0,
-            downloaded: Int = 0, updated: Int = 0, deleted: Int = 0, conflicts: Int = 0, errors: Int = 0,
+            name: String, kind: String, lastResult: String, lastSync: Int64? = nil, counts: SyncCounts = SyncCounts(),
             message: String? = nil
         ) {
             self.name = name
             self.kind = kind
             self.lastResult = lastResult
             self.lastSync = lastSync
-            self.uploaded = uploaded
-            self.downloaded = downloaded
-            self.updated = updated
-            self.deleted = deleted
-            self.conflicts = conflicts
-            self.errors = errors
+            self.counts = counts
             self.message = message
         }
     }
@@ -114,29 +106,16 @@ public struct StatusSnapshot: Sendable, Equatable {
         public var created: Int
         public var updated: Int
         public var deleted: Int
-        /// The remote's side of a sync, as the journal counts it; nil for a local operation.
-        public var remoteCounts: RemoteCounts?
+        /// The remote's side of a sync, as the journal counts it (`/api/status` shows the first four); nil for a
+        /// local operation.
+        public var remoteCounts: SyncCounts?
         /// What a local operation was asked to do ("undo of run 12").
         public var note: String?
-
-        public struct RemoteCounts: Sendable, Equatable {
-            public var uploaded: Int
-            public var downloaded: Int
-            public var updated: Int
-            public var deleted: Int
-
-            public init(uploaded: Int, downloaded: Int, updated: Int, deleted: Int) {
-                self.uploaded = uploaded
-                self.downloaded = downloaded
-                self.updated = updated
-                self.deleted = deleted
-            }
-        }
 
         public init(
             id: Int64, kind: String, remote: String? = nil, startedAt: Int64, finishedAt: Int64? = nil,
             outcome: String? = nil, created: Int = 0, updated: Int = 0, deleted: Int = 0,
-            remoteCounts: RemoteCounts? = nil, note: String? = nil
+            remoteCounts: SyncCounts? = nil, note: String? = nil
         ) {
             self.id = id
             self.kind = kind
@@ -224,12 +203,8 @@ public struct StatusSnapshot: Sendable, Equatable {
     public struct Counters: Sendable, Equatable {
         /// Sync runs of one remote, by `ok`, `failed`, `deletions_held`, `interrupted`.
         public var syncRuns: [String: Int] = [:]
-        public var uploaded = 0
-        public var downloaded = 0
-        public var updated = 0
-        public var deleted = 0
-        public var conflicts = 0
-        public var itemErrors = 0
+        /// What the sync runs did, added up.
+        public var items = SyncCounts()
         public var buttonPresses = 0
         /// How long the last sync pass took.
         public var lastPass: Duration?

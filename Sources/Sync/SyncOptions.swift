@@ -1,4 +1,5 @@
 import ContactStore
+import SystemSupport
 
 public struct SyncOptions: Sendable {
     public var policy: ConflictPolicy

@@ -71,7 +71,7 @@ struct SyncPassTests {
         #expect(snapshot.contacts == 150)
         #expect(snapshot.remotes.map(\.name) == ["nas"])
         #expect(snapshot.remotes.first?.lastResult == "ok")
-        #expect(snapshot.remotes.first?.uploaded == 150)
+        #expect(snapshot.remotes.first?.counts.uploaded == 150)
         #expect(snapshot.counters.syncRuns["ok"] == 1)
         #expect(snapshot.lastSync != nil)
         // /metrics' contactbox_last_sync_duration_seconds: the pass's own length, measured by the pass
@@ -178,7 +178,7 @@ struct SyncPassTests {
             userAgent: "test", isOnline: { true })
         try pass.loadHistory(fixture.configuration)
         #expect(later.snapshot().remotes.first?.lastResult == "ok")
-        #expect(later.snapshot().remotes.first?.uploaded == 5)
+        #expect(later.snapshot().remotes.first?.counts.uploaded == 5)
         #expect(later.snapshot().contacts == 5)
     }
 }

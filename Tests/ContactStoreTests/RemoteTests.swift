@@ -1,5 +1,6 @@
 import ContactStore
 import SQLite
+import SystemSupport
 import Testing
 
 @Suite("Remotes, item states and the sync journal")

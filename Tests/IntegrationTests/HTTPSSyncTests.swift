@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import Logging
 import Sync
+import SystemSupport
 import TestSupport
 import Testing
 import VCard

@@ -1,6 +1,7 @@
 import ContactStore
 import Foundation
 import Sync
+import SystemSupport
 import TestSupport
 import Testing
 import VCard

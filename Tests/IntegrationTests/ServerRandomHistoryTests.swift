@@ -1,5 +1,6 @@
 import ContactStore
 import Sync
+import SystemSupport
 import TestSupport
 import Testing
 import VCard

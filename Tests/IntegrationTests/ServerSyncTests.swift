@@ -2,6 +2,7 @@ import CardDAV
 import ContactStore
 import Foundation
 import Sync
+import SystemSupport
 import TestSupport
 import Testing
 import VCard

@@ -12,12 +12,7 @@ let hostileName = "Work \"Team\"\n<script>alert(1)</script> & co"
 func makeSnapshot(state: String = "idle", remoteName: String = hostileName) -> StatusSnapshot {
     var counters = StatusSnapshot.Counters()
     counters.syncRuns = ["ok": 12, "failed": 1]
-    counters.uploaded = 7
-    counters.downloaded = 30
-    counters.updated = 4
-    counters.deleted = 2
-    counters.conflicts = 1
-    counters.itemErrors = 3
+    counters.items = SyncCounts(uploaded: 7, downloaded: 30, updated: 4, deleted: 2, conflicts: 1, errors: 3)
     counters.buttonPresses = 5
     counters.lastPass = .milliseconds(2_500)
     return StatusSnapshot(
@@ -31,10 +26,10 @@ func makeSnapshot(state: String = "idle", remoteName: String = hostileName) -> S
         lastSync: 1_700_000_000, nextSync: 1_700_000_900, startedAt: 1_699_990_000, contacts: 812,
         remotes: [
             .init(
-                name: "icloud", kind: "carddav", lastResult: "ok", lastSync: 1_700_000_000, uploaded: 1, downloaded: 2,
-                updated: 3, deleted: 4, conflicts: 5, errors: 0),
+                name: "icloud", kind: "carddav", lastResult: "ok", lastSync: 1_700_000_000,
+                counts: SyncCounts(uploaded: 1, downloaded: 2, updated: 3, deleted: 4, conflicts: 5, errors: 0)),
             .init(
-                name: remoteName, kind: "vdir", lastResult: "failed", errors: 2,
+                name: remoteName, kind: "vdir", lastResult: "failed", counts: SyncCounts(errors: 2),
                 message: "Server said \"no\"\tthen\u{1}<b>bold</b>"),
         ],
         events: [

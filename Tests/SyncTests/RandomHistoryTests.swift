@@ -1,4 +1,5 @@
 import ContactStore
+import SystemSupport
 import TestSupport
 import Testing
 import VCard

@@ -2,6 +2,7 @@ import ContactStore
 import HTTP
 import Logging
 import Sync
+import SystemSupport
 import Testing
 import VCard
 

@@ -183,7 +183,7 @@ public final class SyncPass {
         switch report.outcome {
         case .ok, .interrupted:
             return Result(state: .idle, schedule: .done)
-        case .needsConfirmation:
+        case .deletionsHeld:
             let reason = report.message ?? "Deletions held at \(remote)"
             return Result(state: .needsAttention(.deletionsHeld, reason: reason), schedule: .done)
         case .failed:
@@ -207,7 +207,7 @@ public final class SyncPass {
         switch outcome {
         case .ok: "Remote synced"
         case .failed: "Remote not synced"
-        case .needsConfirmation: "Remote synced; deletions held"
+        case .deletionsHeld: "Remote synced; deletions held"
         case .interrupted: "Remote sync interrupted"
         }
     }
@@ -216,7 +216,7 @@ public final class SyncPass {
         switch outcome {
         case .ok: "ok"
         case .failed: "failed"
-        case .needsConfirmation: "deletions_held"
+        case .deletionsHeld: "deletions_held"
         case .interrupted: "interrupted"
         }
     }

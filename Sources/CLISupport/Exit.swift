@@ -6,8 +6,8 @@ public let contactboxVersion = "0.1.0"
 /// Exit codes from sysexits(3), which scripts and systemd already know.
 public enum Exit {
     public static let findings = ExitCode(1)
-    /// Deletions wait for a person: not an error, not done either.
-    public static let needsConfirmation = ExitCode(10)
+    /// Deletions held: they wait for a person. Not an error, not done either.
+    public static let deletionsHeld = ExitCode(10)
     public static let dataError = ExitCode(65)
     public static let noInput = ExitCode(66)
     /// A remote could not be reached: no route, refused, unknown host, TLS failure, a folder or stick missing.

@@ -4,8 +4,10 @@ import SystemSupport
 public enum SyncOutcome: String, Sendable {
     case ok
     case failed
-    /// Stopped before deleting because a safety guard tripped; waits for a person.
-    case needsConfirmation = "needs-confirmation"
+    /// Stopped before deleting because a safety guard tripped; waits for a person. Its raw value is the journal's
+    /// word, in `sync_runs` since the first schema and in `contactbox runs` and `/api/status`'s `runs`; the status
+    /// page's `last_result`, its attention and `/metrics` call it `deletions_held` (`SyncPass.resultName`).
+    case deletionsHeld = "needs-confirmation"
     /// Found unfinished at startup: the process died or the power went during the run.
     case interrupted
 }

@@ -41,7 +41,7 @@ public struct SyncReport: Sendable {
     public var outcome: SyncOutcome
     public var counts = SyncCounts()
     /// Deletions not made because they need a person's confirmation.
-    public var heldDeletions = 0
+    public var deletionsHeld = 0
     /// One line per item that failed, at most `errorLimit` of them (the count is in `counts.errors`).
     public var errors: [String] = []
     /// Cards the remote refused in this run (400, 403, 413, 415, 422), one line each with the server's reason. A

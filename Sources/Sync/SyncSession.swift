@@ -56,7 +56,7 @@ final class SyncSession {
         try settleRemoteRemovals()
         try settleLocalChanges()
         if holdDeletions {
-            report.outcome = .needsConfirmation
+            report.outcome = .deletionsHeld
         } else if !options.dryRun, feed.newToken != remote.syncToken, feed.skipped.isEmpty {
             // Stored last: every change before the token is applied by now. Not past an item the listing named and
             // this run could not use (an href too long or not UTF-8): each is an error of this run, and the next
@@ -162,7 +162,7 @@ final class SyncSession {
                 + " (more than \(Int(options.maxDeleteShare * 100))%); nothing was deleted."
         }
         if holdDeletions {
-            report.heldDeletions = deletions
+            report.deletionsHeld = deletions
             logger.notice("Deletions held for confirmation", metadata: ["sync.deletions": "\(deletions)"])
         }
     }

@@ -87,14 +87,14 @@ struct SyncCommand: ParsableCommand {
         for line in report.refused { Terminal.note("  refused: \(line)") }
         for line in report.damaged { Terminal.note("  damaged: \(line)") }
         for line in report.notes { Terminal.note("  \(line)") }
-        if report.outcome == .needsConfirmation {
-            Terminal.note("  " + Self.heldDeletions(report))
+        if report.outcome == .deletionsHeld {
+            Terminal.note("  " + Self.deletionsHeldAdvice(report))
         } else if let message = report.message {
             Terminal.note("  \(message)")
         }
         switch report.outcome {
         case .failed: return report.failure.map(Self.exitCode(for:)) ?? Exit.temporaryFailure
-        case .needsConfirmation: return Exit.needsConfirmation
+        case .deletionsHeld: return Exit.deletionsHeld
         default:
             return report.counts.errors > 0 || !report.refused.isEmpty || !report.damaged.isEmpty
                 ? Exit.findings : .success
@@ -107,7 +107,7 @@ struct SyncCommand: ParsableCommand {
             switch report.outcome {
             case .ok: dryRun ? "would sync" : "synced"
             case .failed: "failed"
-            case .needsConfirmation: "deletions held"
+            case .deletionsHeld: "deletions held"
             case .interrupted: "interrupted"
             }
         return "\(report.remote): \(outcome): "
@@ -118,7 +118,7 @@ struct SyncCommand: ParsableCommand {
     }
 
     /// Held deletions in one message that says what was held and the two ways to let the deletions go.
-    static func heldDeletions(_ report: SyncReport) -> String {
+    static func deletionsHeldAdvice(_ report: SyncReport) -> String {
         let why = report.message.map { $0 + " " } ?? "Deletions were held; nothing was deleted. "
         return why + "If the deletions are wanted, run `contactbox sync --confirm-deletions`, "
             + "or hold the box's button for 3 seconds (until all LEDs light)."

@@ -108,7 +108,7 @@ struct SyncPassTests {
     }
 
     @Test("a folder emptied behind the store's back holds the deletions until confirmed")
-    func heldDeletions() throws {
+    func deletionsHeld() throws {
         let fixture = try PassFixture(contacts: 40)
         _ = fixture.run()
         fixture.emptyFolder()

@@ -95,14 +95,14 @@ struct RemoteTests {
         let remote = try fixture.store.addRemote(name: "icloud", kind: .carddav, url: "https://example.org/card/")
         let first = try fixture.store.beginSyncRun(remoteID: remote.id)
         let counts = SyncCounts(uploaded: 1, downloaded: 2, updated: 3, deleted: 4, conflicts: 5, errors: 6)
-        try fixture.store.finishSyncRun(id: first, outcome: .needsConfirmation, counts: counts, message: "too many")
+        try fixture.store.finishSyncRun(id: first, outcome: .deletionsHeld, counts: counts, message: "too many")
         let second = try fixture.store.beginSyncRun(remoteID: remote.id)
         let third = try fixture.store.beginSyncRun(remoteID: nil)
 
         let runs = try fixture.store.recentSyncRuns()
         #expect(runs.map(\.id) == [third, second, first])
         let finished = try #require(runs.last)
-        #expect(finished.outcome == .needsConfirmation)
+        #expect(finished.outcome == .deletionsHeld)
         #expect(finished.counts == counts)
         #expect(finished.message == "too many")
         #expect((finished.finishedAt ?? 0) > finished.startedAt)
@@ -113,7 +113,7 @@ struct RemoteTests {
         #expect(try fixture.store.markUnfinishedSyncRunsInterrupted() == 2)
         let after = try fixture.store.recentSyncRuns()
         #expect(after.prefix(2).allSatisfy { $0.outcome == .interrupted && $0.finishedAt != nil })
-        #expect(after.last?.outcome == .needsConfirmation)
+        #expect(after.last?.outcome == .deletionsHeld)
 
         let missing = try #require(throws: ContactStoreError.self) {
             try fixture.store.finishSyncRun(id: 999, outcome: .ok, counts: SyncCounts())

@@ -87,7 +87,7 @@ struct WordsAndCodesCommandTests {
     }
 
     @Test("held deletions are one message naming sync --confirm-deletions and the button, with no log line")
-    func heldDeletions() throws {
+    func deletionsHeld() throws {
         let work = try Workspace()
         let config = try folderConfig(work)
         let cards = (0..<8).map { card("g\($0)", "Guest \($0)") }.joined()

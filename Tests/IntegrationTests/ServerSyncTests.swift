@@ -210,7 +210,7 @@ struct ServerSyncTests {
         #expect(try fixture.store.count() == 8)
         for index in 0..<8 { try fixture.deleteOnServer("g\(index).vcf") }
         let held = try fixture.sync()
-        #expect(held.outcome == .needsConfirmation)
+        #expect(held.outcome == .deletionsHeld)
         #expect(try fixture.store.count() == 8)
         let confirmed = try fixture.sync(SyncOptions(confirmDeletions: true))
         #expect(confirmed.outcome == .ok)

@@ -146,10 +146,10 @@ struct UndoSyncTests {
         let summary = try remotes.store.restore(asOf: moment, note: "test")
         #expect(summary.deleted == 8)  // 8 of 20: 40%
         let held = try remotes.syncCloud()
-        #expect(held.outcome == .needsConfirmation)
-        #expect(held.heldDeletions == 8)
+        #expect(held.outcome == .deletionsHeld)
+        #expect(held.deletionsHeld == 8)
         #expect(try remotes.cloud.serverCards().count == 20)
-        #expect(try remotes.syncFolder().outcome == .needsConfirmation)
+        #expect(try remotes.syncFolder().outcome == .deletionsHeld)
         #expect(try remotes.folderContents().count == 20)
 
         #expect(try remotes.syncCloud(SyncOptions(confirmDeletions: true)).outcome == .ok)

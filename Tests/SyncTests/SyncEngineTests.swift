@@ -165,11 +165,11 @@ struct SyncEngineTests {
         try fixture.sync(book)
         for index in 0..<10 { book.remove("e\(index).vcf") }
         let held = try fixture.sync(book)
-        #expect(held.outcome == .needsConfirmation)
-        #expect(held.heldDeletions == 10)
+        #expect(held.outcome == .deletionsHeld)
+        #expect(held.deletionsHeld == 10)
         #expect(held.message?.contains("lists no contacts") == true)
         #expect(try fixture.store.count() == 10)
-        #expect(try fixture.store.recentSyncRuns(limit: 1).first?.outcome == .needsConfirmation)
+        #expect(try fixture.store.recentSyncRuns(limit: 1).first?.outcome == .deletionsHeld)
 
         let confirmed = try fixture.sync(book, SyncOptions(confirmDeletions: true))
         #expect(confirmed.outcome == .ok)
@@ -185,7 +185,7 @@ struct SyncEngineTests {
         try fixture.sync(book)
         for index in 0..<8 { try fixture.store.delete(uid: "s\(index)", reason: "oops") }
         let held = try fixture.sync(book)
-        #expect(held.outcome == .needsConfirmation)
+        #expect(held.outcome == .deletionsHeld)
         #expect(book.items.count == 20)
         // A small deletion stays below the floor and simply syncs, even when the run is confirmed later.
         let confirmed = try fixture.sync(book, SyncOptions(confirmDeletions: true))

@@ -49,7 +49,7 @@ let package = Package(
         // signalfd, eventfd, rtnetlink and pthread_timedjoin_np for the daemon's main loop (headers only).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
 
-        // What every module needs from the system: error texts, small files, descriptors, UTC dates, whole
+        // What every module needs from the system: error texts, small files, descriptors, the clocks, UTC dates, whole
         // milliseconds or seconds of a Duration; and a sync run's counts, which the store and the status server (that
         // imports nothing of the store) both name.
         .target(name: "SystemSupport"),
@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Sync",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Sync", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -134,7 +134,8 @@ let package = Package(
         .testTarget(
             name: "ApplianceTests",
             dependencies: [
-                "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport", "VCard",
+                "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "SystemSupport",
+                "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),

@@ -1,7 +1,7 @@
 import FrontPanel
-import Glibc
 import StatusServer
 import Synchronization
+import SystemSupport
 
 /// What the daemon's threads share about its state, under one lock. Each part has one writer, so no thread undoes
 /// another's news:
@@ -72,9 +72,4 @@ public final class StatusBoard: Sendable {
             contacts: contents.contacts, remotes: contents.remotes, events: contents.events.reversed(),
             version: version, build: build, counters: contents.counters, runs: contents.runs, undo: contents.undo)
     }
-}
-
-/// The wall clock in unix seconds, for what people read.
-public func wallClockSeconds() -> Int64 {
-    Int64(time(nil))
 }

@@ -1,4 +1,3 @@
-import ContactStore
 import Glibc
 import SystemSupport
 

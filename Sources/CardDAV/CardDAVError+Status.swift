@@ -1,14 +1,12 @@
 import HTTP
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import SystemSupport
 
 extension CardDAVError {
     /// The error for a response whose status says the request failed. `body` is the start of the response body,
     /// read only to find the reason (a `DAV:error` precondition, Google's quota JSON); it never goes in the message.
     static func from(
-        status: Int, method: String, url: String, retryAfter: String?, body: ArraySlice<UInt8>, now: Int = time(nil)
+        status: Int, method: String, url: String, retryAfter: String?, body: ArraySlice<UInt8>,
+        now: Int = Int(wallClockSeconds())
     ) -> CardDAVError {
         let kind = kind(status: status, retryAfter: retryAfter, body: body, now: now)
         var message = "\(method) \(DAVURL.path(of: url)): \(status) \(reasonPhrase(status))"

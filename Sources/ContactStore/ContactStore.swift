@@ -1,5 +1,6 @@
 import Glibc
 import SQLite
+import SystemSupport
 import VCard
 
 /// The local contact store: contacts and their tombstones, the history of replaced versions, and the per-remote
@@ -22,7 +23,7 @@ public final class ContactStore {
     let now: () -> Int64
 
     /// Opens (creating if needed) the store at `path` and migrates it to the current schema.
-    public init(path: String, now: @escaping () -> Int64 = ContactStore.currentTimeMillis) throws {
+    public init(path: String, now: @escaping () -> Int64 = wallClockMillis) throws {
         self.db = try Self.openWritable(path)
         self.now = now
         try Schema.migrate(db)
@@ -50,7 +51,7 @@ public final class ContactStore {
     /// `export`): a store on a read-only mount or in a read-only file or folder can still be read, and reading
     /// never changes it. Nothing is migrated: a store of an older schema is refused with a message that says how
     /// to migrate it, since this code's queries need the current one.
-    public init(readingOnly path: String, now: @escaping () -> Int64 = ContactStore.currentTimeMillis) throws {
+    public init(readingOnly path: String, now: @escaping () -> Int64 = wallClockMillis) throws {
         self.db = try Database(readingOnly: path)
         self.now = now
         let version = try db.userVersion
@@ -69,14 +70,6 @@ public final class ContactStore {
 
     /// The schema version this code writes.
     public static var schemaVersion: Int { Int(Schema.currentVersion) }
-
-    /// The wall clock in unix milliseconds (CLOCK_REALTIME: timestamps are shown to people and compared across
-    /// reboots, so not the monotonic clock).
-    public static func currentTimeMillis() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
-    }
 
     /// Runs `body` in one transaction, so that several store calls (one sync chunk) commit or roll back together:
     /// the store's own calls are parts of it, and an error in any of them rolls back all.
@@ -148,10 +141,3 @@ public final class ContactStore {
 
 @available(*, unavailable)
 extension ContactStore: Sendable {}
-
-/// CLOCK_MONOTONIC in milliseconds: for timers and durations, immune to the wall clock being set.
-public func monotonicMillis() -> Int64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Int64(time.tv_sec) * 1_000 + Int64(time.tv_nsec) / 1_000_000
-}

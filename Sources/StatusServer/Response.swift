@@ -67,7 +67,7 @@ enum Response {
         case .page:
             let snapshot = snapshot()
             body = ByteWriter(capacity: StatusPage.style.utf8.count + StatusPage.script.utf8.count + 4096)
-            StatusPage.render(snapshot, now: Int64(time(nil)), into: &body)
+            StatusPage.render(snapshot, now: wallClockSeconds(), into: &body)
             contentType = StatusPage.contentType
         case .json:
             let snapshot = snapshot()

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Glibc
 import Logging
 import Synchronization
+import SystemSupport
 
 /// The appliance's status page (`/`), its JSON (`/api/status`), its Prometheus metrics (`/metrics`) and the
 /// "Sync now" action (`POST /api/sync`) and the undo's steps (`POST /api/undo/preview`, `/api/undo`,
@@ -33,7 +34,7 @@ public final class StatusServer: Sendable {
         logger: Logger
     ) throws(StatusServerError) {
         try self.init(
-            settings: settings, clock: monotonicMilliseconds, systemHosts: AllowedHosts.readSystemHosts,
+            settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
             snapshot: snapshot, syncNow: syncNow, undo: undo, logger: logger)
     }
 
@@ -123,13 +124,6 @@ public final class StatusServer: Sendable {
     deinit {
         stop()
     }
-}
-
-/// CLOCK_MONOTONIC in milliseconds: lockouts must not end because someone set the wall clock.
-@Sendable private func monotonicMilliseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
 }
 
 /// The `struct MHD_Daemon *`. Sendable so the server's lock can hold it: `stop()` takes it out exactly once, and

@@ -1,5 +1,6 @@
 import ContactStore
 import Glibc
+import SystemSupport
 import VCard
 
 /// The remote's side of one item, as far as this run knows.
@@ -96,7 +97,7 @@ extension SyncSession {
             myVersion.rev = localCard.card?.first("REV")?.value
             // A card without REV is dated by when the box first saw it: now.
             theirVersion.rev =
-                fetched.card.first("REV")?.value ?? Card.revision(milliseconds: ContactStore.currentTimeMillis())
+                fetched.card.first("REV")?.value ?? Card.revision(milliseconds: wallClockMillis())
             mine = .present(myVersion)
             theirs = .present(theirVersion)
         }

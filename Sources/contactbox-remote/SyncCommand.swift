@@ -5,6 +5,7 @@ import Config
 import ContactStore
 import Logging
 import Sync
+import SystemSupport
 
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -135,7 +135,7 @@ struct RestoreCommand: ParsableCommand {
 
     static func time(_ text: String) throws -> Int64 {
         do {
-            return try PointInTime.parse(text, now: ContactStore.currentTimeMillis())
+            return try PointInTime.parse(text, now: wallClockMillis())
         } catch {
             throw ValidationError(error.description)
         }

@@ -4,6 +4,7 @@ import FrontPanel
 import Glibc
 import Logging
 import StatusServer
+import SystemSupport
 import TestSupport
 import Testing
 

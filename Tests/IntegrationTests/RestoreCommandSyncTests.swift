@@ -1,5 +1,6 @@
 import ContactStore
 import Foundation
+import SystemSupport
 import TestSupport
 import Testing
 import VCard
@@ -108,8 +109,8 @@ struct RestoreCommandSyncTests {
 
     /// `--as-of` for a moment after every change so far, to the millisecond, in UTC; the next change is later.
     static func momentNow() -> String {
-        let moment = ContactStore.currentTimeMillis()
-        while ContactStore.currentTimeMillis() <= moment {}
+        let moment = wallClockMillis()
+        while wallClockMillis() <= moment {}
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: Date(timeIntervalSince1970: Double(moment) / 1_000))

@@ -168,7 +168,7 @@ struct ServerSyncTests {
         try fixture.sync()
         // The server dates its edit by its clock; the box edits the card 3 s later (as `contactbox edit` and
         // `import --update` do: through the store, the card's old REV in the text).
-        let serverTime = Card.revision(milliseconds: ContactStore.currentTimeMillis() - 3_000)
+        let serverTime = Card.revision(milliseconds: wallClockMillis() - 3_000)
         try fixture.putOnServer(vcard("r", "Rita", "NOTE:phone edit", "REV:\(serverTime)"), as: "r.vcf")
         try fixture.store.upsert(
             try card("r", "Rita", "NOTE:box edit", "REV:20200101T000000Z"), reason: "edited on the command line",

@@ -1,6 +1,7 @@
 import ContactStore
 import Foundation
 import Sync
+import SystemSupport
 import TestSupport
 import Testing
 import VCard
@@ -68,8 +69,8 @@ struct UndoSyncTests {
 
     /// A time after every change so far: the next change is recorded later.
     func momentNow() -> Int64 {
-        let moment = ContactStore.currentTimeMillis()
-        while ContactStore.currentTimeMillis() <= moment {}
+        let moment = wallClockMillis()
+        while wallClockMillis() <= moment {}
         return moment
     }
 

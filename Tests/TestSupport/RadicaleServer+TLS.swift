@@ -55,13 +55,10 @@ extension RadicaleServer {
     /// Waits until the log holds a line containing `text` (`seconds` at most; Radicale writes from its worker
     /// threads, a moment after it answered). Whether it appeared.
     public func waitForLog(containing text: String, seconds: Double = 10) -> Bool {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
             if log().contains(text) { return true }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9 > seconds { return false }
+            if ContinuousClock.now > deadline { return false }
             usleep(20_000)
         }
     }

@@ -9,7 +9,7 @@ extension RemoteFactory {
     /// `ConfigurationError` for an unreadable password file), and so does the store failing. The turn, discovery
     /// included, ends by `turnLimit` (`TurnDeadline`).
     public func sync(
-        _ remote: RemoteConfiguration, _ settings: SyncSettings, confirmDeletions: Bool, dryRun: Bool = false,
+        _ remote: RemoteSettings, _ settings: SyncSettings, confirmDeletions: Bool, dryRun: Bool = false,
         fullCheck: Bool = false, shouldStop: (@Sendable () -> Bool)? = nil,
         progress: ((SyncProgress) -> Void)? = nil
     ) throws -> SyncReport {
@@ -34,7 +34,7 @@ extension RemoteFactory {
 extension ConflictPolicy {
     /// The configured policy (Config knows nothing of Sync, so it has an enum of its own): a case added to one
     /// fails to compile here until it is mapped.
-    init(_ setting: RemoteConfiguration.ConflictPolicy) {
+    init(_ setting: RemoteSettings.ConflictPolicy) {
         switch setting {
         case .newest: self = .newest
         case .local: self = .local

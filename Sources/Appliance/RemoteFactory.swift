@@ -30,7 +30,7 @@ public struct RemoteFactory {
     }
 
     /// `deadline`: the end of the turn, which the remote's requests and retries keep.
-    public func open(_ configuration: RemoteConfiguration, deadline: TurnDeadline? = nil) throws -> OpenedRemote {
+    public func open(_ configuration: RemoteSettings, deadline: TurnDeadline? = nil) throws -> OpenedRemote {
         switch configuration.kind {
         case .vdir(let folder, let createFolder):
             let book = try VdirAddressBook(name: configuration.name, folder: folder, createIfMissing: createFolder)
@@ -63,7 +63,7 @@ public struct RemoteFactory {
     }
 
     public static func makeHTTPClient(
-        username: String, password: String, auth: RemoteConfiguration.AuthScheme, caFile: String?, caPath: String?,
+        username: String, password: String, auth: RemoteSettings.AuthScheme, caFile: String?, caPath: String?,
         concurrency: Int, userAgent: String, logger: Logger, deadline: ContinuousClock.Instant? = nil
     ) throws -> HTTPClient {
         var configuration = HTTPConfiguration()

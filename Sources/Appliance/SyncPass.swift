@@ -117,7 +117,7 @@ public final class SyncPass {
 
     /// One remote: the state it leaves the appliance in, and when to try again.
     private func sync(
-        _ remote: RemoteConfiguration, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
+        _ remote: RemoteSettings, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
         shouldStop: @escaping @Sendable () -> Bool, progress: @escaping (ApplianceState.SyncActivity) -> Void
     ) -> Result {
         var logger = logger
@@ -147,7 +147,7 @@ public final class SyncPass {
     }
 
     /// The remote's result on the board, and in the log (the journal and the page's event list).
-    private func record(_ report: SyncReport, for remote: RemoteConfiguration, logger: Logger) {
+    private func record(_ report: SyncReport, for remote: RemoteSettings, logger: Logger) {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
         board.update { contents in
@@ -222,7 +222,7 @@ public final class SyncPass {
     }
 }
 
-extension RemoteConfiguration {
+extension RemoteSettings {
     /// `carddav` or `vdir`, as the status page names it.
     var kindName: String {
         switch kind {

@@ -35,7 +35,7 @@ struct ConfigurationReader {
         let storePath = absolutePath(top, "store") ?? Configuration.defaultStorePath
         var sync = SyncSettings()
         if let block = section(top, "sync") { sync = readSync(block) }
-        var remotes: [RemoteConfiguration] = []
+        var remotes: [RemoteSettings] = []
         var nameLines: [String: Int?] = [:]
         if let value = root["remote"] {
             if let tables = value.array?.compactMap(\.table), tables.count == value.array?.count {
@@ -113,7 +113,7 @@ struct ConfigurationReader {
         return sync
     }
 
-    private mutating func readRemote(_ table: TOMLTable, index: Int) -> RemoteConfiguration? {
+    private mutating func readRemote(_ table: TOMLTable, index: Int) -> RemoteSettings? {
         var block = Block(table: table, context: "remote #\(index + 1): ")
         let name = string(block, "name")
         if let name {
@@ -128,8 +128,8 @@ struct ConfigurationReader {
         } else if table["name"] == nil {
             fail(block, nil, "name is missing")
         }
-        let policy = choice(block, "conflict", RemoteConfiguration.ConflictPolicy.self) ?? .newest
-        let kind: RemoteConfiguration.Kind?
+        let policy = choice(block, "conflict", RemoteSettings.ConflictPolicy.self) ?? .newest
+        let kind: RemoteSettings.Kind?
         let kindName = string(block, "kind")
         switch kindName {
         case "carddav":
@@ -150,21 +150,21 @@ struct ConfigurationReader {
             checkKeys(block, allowed: Self.commonRemoteKeys + Self.carddavKeys + Self.vdirKeys)
         }
         guard let name, let kind else { return nil }
-        return RemoteConfiguration(name: name, kind: kind, conflictPolicy: policy)
+        return RemoteSettings(name: name, kind: kind, conflictPolicy: policy)
     }
 
-    private mutating func readCardDAV(_ block: Block) -> RemoteConfiguration.Kind? {
+    private mutating func readCardDAV(_ block: Block) -> RemoteSettings.Kind? {
         let url = required(block, "url")
         let insecure = bool(block, "allow_insecure_http") ?? false
         if let url { checkURL(block, url, allowInsecure: insecure) }
         let username = required(block, "username")
         let password = secret(block, required: true)
-        let auth = choice(block, "auth", RemoteConfiguration.AuthScheme.self) ?? .basic
+        let auth = choice(block, "auth", RemoteSettings.AuthScheme.self) ?? .basic
         let caFile = absolutePath(block, "ca_file")
         let caPath = absolutePath(block, "ca_path")
-        var concurrency = RemoteConfiguration.defaultConcurrency
+        var concurrency = RemoteSettings.defaultConcurrency
         if let value = block.table["concurrency"] {
-            let range = RemoteConfiguration.concurrencyRange
+            let range = RemoteSettings.concurrencyRange
             if let number = value.int, range.contains(number) {
                 concurrency = number
             } else {
@@ -180,7 +180,7 @@ struct ConfigurationReader {
             concurrency: concurrency)
     }
 
-    private mutating func readVdir(_ block: Block) -> RemoteConfiguration.Kind? {
+    private mutating func readVdir(_ block: Block) -> RemoteSettings.Kind? {
         let folder = required(block, "folder").flatMap { absolutePath(block, "folder", value: $0) }
         let create = bool(block, "create_folder") ?? false
         return folder.map { .vdir(folder: $0, createFolder: create) }

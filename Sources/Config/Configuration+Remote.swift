@@ -1,5 +1,5 @@
 /// One address book the store is synced with: a `[[remote]]` block of the configuration.
-public struct RemoteConfiguration: Sendable, Equatable {
+public struct RemoteSettings: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A CardDAV address book (or the account's home set, discovered from `url`).
         case carddav(

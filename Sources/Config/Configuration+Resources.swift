@@ -51,7 +51,7 @@ extension Configuration {
             let board = panel.boardPath(boardsDirectory: boardsDirectory)
             problems += BoardConfiguration.validate(path: board, boardsDirectory: boardsDirectory).errors
         }
-        func problem(_ remote: RemoteConfiguration, _ key: String, _ message: String) {
+        func problem(_ remote: RemoteSettings, _ key: String, _ message: String) {
             problems.append(ConfigurationError(file: path, key: key, message: "remote \"\(remote.name)\": " + message))
         }
         for remote in remotes {

@@ -3,6 +3,10 @@ import Glibc
 /// What the appliance is told to do: where the store lives, how often to sync, and with which address books.
 ///
 /// Read from `/etc/contactbox/contactbox.toml` (see `Deploy/contactbox.example.toml`) with ``load(path:)``.
+///
+/// The names say what each is: a `...Configuration` is what one file says (this, and a board file's
+/// ``BoardConfiguration``), a `...Settings` one part of it, a table or a `[[remote]]` block (``SyncSettings``,
+/// ``RemoteSettings``, ``PanelSettings``, ``StatusSettings``, ``HistorySettings``).
 public struct Configuration: Sendable, Equatable {
     public static let installedPath = "/etc/contactbox/contactbox.toml"
     public static let defaultStorePath = "/var/lib/contactbox/contacts.sqlite"
@@ -12,7 +16,7 @@ public struct Configuration: Sendable, Equatable {
 
     public var storePath: String
     public var sync: SyncSettings
-    public var remotes: [RemoteConfiguration]
+    public var remotes: [RemoteSettings]
     /// Which board the front panel is wired on (`[panel]`); without it, the panel is simulated.
     public var panel: PanelSettings
     /// Where the status page listens, and its password (`[status]`).
@@ -22,7 +26,7 @@ public struct Configuration: Sendable, Equatable {
 
     public init(
         storePath: String = Configuration.defaultStorePath, sync: SyncSettings = SyncSettings(),
-        remotes: [RemoteConfiguration], panel: PanelSettings = PanelSettings(),
+        remotes: [RemoteSettings], panel: PanelSettings = PanelSettings(),
         status: StatusSettings = StatusSettings(), history: HistorySettings = HistorySettings()
     ) {
         self.history = history

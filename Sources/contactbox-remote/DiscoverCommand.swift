@@ -106,7 +106,7 @@ struct DiscoverCommand: ParsableCommand {
 
     /// The account to discover; a remote's ca_file and ca_path unless given on the command line.
     private func resolveAccount() throws -> (
-        url: String, username: String, password: String, auth: RemoteConfiguration.AuthScheme, caFile: String?,
+        url: String, username: String, password: String, auth: RemoteSettings.AuthScheme, caFile: String?,
         caPath: String?
     ) {
         if let remote {
@@ -125,7 +125,7 @@ struct DiscoverCommand: ParsableCommand {
             )
         }
         guard let url, let username, let passwordFile,
-            let auth = RemoteConfiguration.AuthScheme(rawValue: auth)
+            let auth = RemoteSettings.AuthScheme(rawValue: auth)
         else {
             throw ValidationError("give a URL with --username and --password-file, or --remote NAME")
         }

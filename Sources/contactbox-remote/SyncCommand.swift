@@ -61,7 +61,7 @@ struct SyncCommand: ParsableCommand {
     }
 
     /// One remote through the path the daemon takes too (`RemoteFactory.sync`): the code its result exits with.
-    private func sync(_ remote: RemoteConfiguration, _ settings: SyncSettings, factory: RemoteFactory) -> ExitCode {
+    private func sync(_ remote: RemoteSettings, _ settings: SyncSettings, factory: RemoteFactory) -> ExitCode {
         let started = monotonicMillis()
         var bar = ProgressBar(remote.name, total: 0)
         let report: SyncReport

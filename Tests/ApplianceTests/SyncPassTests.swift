@@ -34,7 +34,7 @@ final class PassFixture {
         if folderExists { mkdir(folder, 0o700) }
         configuration = Configuration(
             storePath: directory.file("contacts.sqlite"),
-            remotes: [RemoteConfiguration(name: "nas", kind: .vdir(folder: folder, createFolder: false))])
+            remotes: [RemoteSettings(name: "nas", kind: .vdir(folder: folder, createFolder: false))])
     }
 
     var folder: String { directory.file("nas") }
@@ -129,7 +129,7 @@ struct SyncPassTests {
         let fixture = try PassFixture(contacts: 1)
         let passwordFile = fixture.directory.file("nope.password")
         fixture.configuration.remotes = [
-            RemoteConfiguration(
+            RemoteSettings(
                 name: "icloud",
                 kind: .carddav(
                     url: "https://127.0.0.1:9/", username: "someone", password: .file(passwordFile),
@@ -163,7 +163,7 @@ struct SyncPassTests {
 
     @Test("every configured conflict policy maps to the engine's policy of the same name")
     func conflictPolicies() {
-        for setting in RemoteConfiguration.ConflictPolicy.allCases {
+        for setting in RemoteSettings.ConflictPolicy.allCases {
             #expect(ConflictPolicy(setting).rawValue == setting.rawValue)
         }
     }

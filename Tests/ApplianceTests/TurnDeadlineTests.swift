@@ -30,7 +30,7 @@ struct TurnDeadlineTests {
         let nas = fixture.configuration.remotes
         fixture.configuration.remotes =
             [
-                RemoteConfiguration(
+                RemoteSettings(
                     name: "slow",
                     kind: .carddav(
                         url: server.bookURL, username: "user", password: .file(passwordFile), authScheme: .basic,

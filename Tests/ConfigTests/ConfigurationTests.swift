@@ -13,14 +13,14 @@ struct ConfigurationTests {
                 == SyncSettings(interval: .seconds(900), fullCheck: .seconds(86_400), maxDeleteShare: 0.3))
         #expect(
             configuration.remotes == [
-                RemoteConfiguration(
+                RemoteSettings(
                     name: "icloud",
                     kind: .carddav(
                         url: "https://contacts.icloud.com/", username: "someone@icloud.com",
                         password: .file("/etc/contactbox/icloud.password"), authScheme: .basic, caFile: nil,
                         caPath: nil, concurrency: 4),
                     conflictPolicy: .newest),
-                RemoteConfiguration(name: "nas", kind: .vdir(folder: "/mnt/nas/contacts", createFolder: false)),
+                RemoteSettings(name: "nas", kind: .vdir(folder: "/mnt/nas/contacts", createFolder: false)),
             ])
     }
 
@@ -41,7 +41,7 @@ struct ConfigurationTests {
                 == SyncSettings(interval: .seconds(15 * 60), fullCheck: .seconds(24 * 3600), maxDeleteShare: 0.3))
         #expect(
             configuration.remotes.first
-                == RemoteConfiguration(
+                == RemoteSettings(
                     name: "home",
                     kind: .carddav(
                         url: "https://dav.example.org/", username: "me", password: .credential("home"),

@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "Sync",
             dependencies: [
-                "ContactStore", "CardDAV", "CMalloc", "HTTP", "SystemSupport", "VCard",
+                "ContactStore", "CardDAV", "HTTP", "SystemSupport", "VCard",
                 logging,
             ]),
         .target(name: "Config", dependencies: ["SystemSupport"]),

@@ -8,7 +8,7 @@ import VCard
 ///
 /// Hrefs are handed out percent-decoded, so that an item we created and the same item listed by the server (which
 /// may encode `@` or `+`) are one href in the saved state; requests encode them again.
-public final class CardDAVAddressBook: AddressBook {
+public final class CardDAVAddressBook: AddressBook, ReadsBackWrites {
     public let name: String
     public let bookURL: String
     public let writeVersion: String

@@ -34,6 +34,14 @@ struct StatusBoardLogHandlerTests {
         #expect(board.snapshot().events.isEmpty)
     }
 
+    @Test("the factory's lines reach the page too (a remote that moved), the address books' stay in the journal")
+    func factoryLines() {
+        let board = StatusBoard(version: "test", build: "test")
+        logger(board).notice("Remote moved: starting afresh", source: RemoteFactory.logSource)
+        logger(board).notice("Writes refused while busy: sending them again", source: "Sync")
+        #expect(board.snapshot().events.map(\.message) == ["Remote moved: starting afresh (name nas)"])
+    }
+
     @Test("text from outside stays escaped, one line, on the page as in the journal")
     func escaped() {
         let board = StatusBoard(version: "test", build: "test")

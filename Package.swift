@@ -61,10 +61,13 @@ let package = Package(
         .target(
             name: "CardDAV",
             dependencies: ["HTTP", "CXML2", "SystemSupport", "VCard", logging]),
+        // The engine: it knows a remote only as an `AddressBook`.
+        .target(name: "Sync", dependencies: ["ContactStore", "SystemSupport", "VCard", logging]),
+        // The address books (CardDAV, a vCard folder) and the factory that opens a configured remote and syncs it.
         .target(
-            name: "Sync",
+            name: "Remotes",
             dependencies: [
-                "ContactStore", "CardDAV", "HTTP", "SystemSupport", "VCard",
+                "CardDAV", "CMalloc", "Config", "ContactStore", "HTTP", "Sync", "SystemSupport", "VCard",
                 logging,
             ]),
         .target(name: "Config", dependencies: ["SystemSupport"]),
@@ -79,8 +82,8 @@ let package = Package(
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer",
-                "SystemSupport", "CLinux", "CMalloc",
+                "Sync", "Remotes", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer", "SystemSupport",
+                "CLinux", "CMalloc",
                 logging,
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.
@@ -105,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Sync",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "Sync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -127,13 +130,20 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "CardDAV", "ContactStore", "HTTP", "Sync", "TestSupport", "VCard",
+                "CardDAV", "ContactStore", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
+                logging,
+            ]),
+        .testTarget(
+            name: "RemotesTests",
+            dependencies: [
+                "CardDAV", "Config", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(
             name: "ApplianceTests",
             dependencies: [
-                "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "TestSupport", "VCard",
+                "Appliance", "Config", "ContactStore", "FrontPanel", "Remotes", "StatusServer", "Sync", "TestSupport",
+                "VCard",
                 logging,
             ]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),
@@ -152,7 +162,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport", "contactbox", "contactbox-remote",
+                "Sync", "Remotes", "CardDAV", "HTTP", "ContactStore", "VCard", "TestSupport", "contactbox",
+                "contactbox-remote",
                 logging,
             ]),
         .testTarget(name: "SQLiteTests", dependencies: ["CSQLite", "SQLite", "TestSupport"]),

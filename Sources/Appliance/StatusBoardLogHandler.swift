@@ -1,4 +1,5 @@
 import Logging
+import Remotes
 import SafeText
 
 /// Feeds the status page's event list from the log, so that one `logger.notice(...)` writes the journal and the

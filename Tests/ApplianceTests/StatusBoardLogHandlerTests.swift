@@ -1,4 +1,5 @@
 import Logging
+import Remotes
 import Testing
 
 @testable import Appliance
@@ -38,7 +39,7 @@ struct StatusBoardLogHandlerTests {
     func factoryLines() {
         let board = StatusBoard(version: "test", build: "test")
         logger(board).notice("Remote moved: starting afresh", source: RemoteFactory.logSource)
-        logger(board).notice("Writes refused while busy: sending them again", source: "Sync")
+        logger(board).notice("Writes refused while busy: sending them again", source: "Remotes")
         #expect(board.snapshot().events.map(\.message) == ["Remote moved: starting afresh (name nas)"])
     }
 

@@ -1,5 +1,6 @@
 import ContactStore
 import Foundation
+import Remotes
 import TestSupport
 import Testing
 import VCard

@@ -1,6 +1,7 @@
 import CardDAV
 import HTTP
 import Logging
+import Sync
 import VCard
 
 /// A CardDAV address book (RFC 6352) as an `AddressBook`: changes by `sync-collection` (RFC 6578) where the server

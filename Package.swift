@@ -62,10 +62,13 @@ let package = Package(
         .target(
             name: "CardDAV",
             dependencies: ["HTTP", "CXML2", "SystemSupport", "VCard", logging]),
+        // The engine: it knows a remote only as an `AddressBook`.
+        .target(name: "Sync", dependencies: ["ContactStore", "SystemSupport", "VCard", logging]),
+        // The address books (CardDAV, a vCard folder) and the factory that opens a configured remote and syncs it.
         .target(
-            name: "Sync",
+            name: "Remotes",
             dependencies: [
-                "ContactStore", "CardDAV", "CMalloc", "HTTP", "SystemSupport", "VCard",
+                "CardDAV", "CMalloc", "Config", "ContactStore", "HTTP", "Sync", "SystemSupport", "VCard",
                 logging,
             ]),
         .target(name: "Config", dependencies: ["SystemSupport"]),
@@ -80,8 +83,8 @@ let package = Package(
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer",
-                "SystemSupport", "CLinux", "CMalloc",
+                "Sync", "Remotes", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer", "SystemSupport",
+                "CLinux", "CMalloc",
                 logging,
             ]),
         // What both executables share: terminal output, exit codes, the store and config options, memory tuning.
@@ -106,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Sync", "SystemSupport",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "Sync", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -128,13 +131,19 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "CardDAV", "ContactStore", "HTTP", "Sync", "SystemSupport", "TestSupport", "VCard",
+                "CardDAV", "ContactStore", "HTTP", "Remotes", "Sync", "SystemSupport", "TestSupport", "VCard",
+                logging,
+            ]),
+        .testTarget(
+            name: "RemotesTests",
+            dependencies: [
+                "CardDAV", "Config", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(
             name: "ApplianceTests",
             dependencies: [
-                "Appliance", "Config", "ContactStore", "FrontPanel", "StatusServer", "Sync", "SystemSupport",
+                "Appliance", "Config", "ContactStore", "FrontPanel", "Remotes", "StatusServer", "Sync", "SystemSupport",
                 "TestSupport", "VCard",
                 logging,
             ]),
@@ -154,7 +163,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Sync", "CardDAV", "HTTP", "ContactStore", "SystemSupport", "VCard", "TestSupport", "contactbox",
+                "Sync", "Remotes", "CardDAV", "HTTP", "ContactStore", "SystemSupport", "VCard", "TestSupport",
+                "contactbox",
                 "contactbox-remote",
                 logging,
             ]),

@@ -1,19 +1,21 @@
 import Logging
+import Remotes
 import SafeText
 
 /// Feeds the status page's event list from the log, so that one `logger.notice(...)` writes the journal and the
 /// page alike: the journal's message, then its values under the last word of their keys, which people read
 /// ("Remote synced (name nas, counts 150 up, 2 down, result ok)"), escaped the same way.
 ///
-/// Which lines: the appliance's own (logged from the `Appliance` module) at notice and above: what it did that a
-/// person may look for (started, synced a remote, reloaded, a button press) and what went wrong. The libraries'
-/// warnings (a redirect refused, a busy server, a wrong status page password) stay in the journal: the page keeps
-/// only `StatusBoard.eventLimit` lines, and a remote's result already says what its sync came to.
+/// Which lines: the appliance's own (logged from the `Appliance` module, and by `RemoteFactory`, which opens its
+/// remotes) at notice and above: what it did that a person may look for (started, synced a remote, reloaded, a button
+/// press, a remote that moved) and what went wrong. The libraries' warnings (a redirect refused, a busy server, a
+/// wrong status page password) stay in the journal: the page keeps only `StatusBoard.eventLimit` lines, and a
+/// remote's result already says what its sync came to.
 public struct StatusBoardLogHandler: LogHandler {
     /// The lowest level the page lists.
     public static let pageLevel = Logger.Level.notice
-    /// The module whose lines the page lists.
-    static let source = "Appliance"
+    /// The sources whose lines the page lists.
+    static let sources: Set = ["Appliance", RemoteFactory.logSource]
 
     public var metadata: Logger.Metadata = [:]
     private let board: StatusBoard
@@ -34,7 +36,7 @@ public struct StatusBoardLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        guard event.level >= Self.pageLevel, event.source == Self.source else { return }
+        guard event.level >= Self.pageLevel, Self.sources.contains(event.source) else { return }
         board.record(event.level.rawValue, Self.text(event, metadata: metadata))
     }
 

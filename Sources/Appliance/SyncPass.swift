@@ -2,6 +2,7 @@ import Config
 import ContactStore
 import FrontPanel
 import Logging
+import Remotes
 import StatusServer
 import Sync
 import SystemSupport

@@ -158,6 +158,14 @@ public protocol AddressBook: AnyObject {
     var learnedWriteConcurrency: Int? { get }
 }
 
+/// A remote that reads back what it stored after a write (`RemoteEntry.readBack`) where its answer allows it to have
+/// changed the card (`CardDAVAddressBook`): the engine compares that with what it sent (`SyncSession+ReadBack.swift`).
+public protocol ReadsBackWrites: AddressBook {
+    /// Every write is read back, not only one whose answer allows a change: the remote was seen to change what it was
+    /// sent. Set by the engine, for the rest of the run.
+    var readsBackWrites: Bool { get set }
+}
+
 extension AddressBook {
     /// The changes since `token`, without cards.
     public func changes(

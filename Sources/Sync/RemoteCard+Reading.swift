@@ -6,7 +6,7 @@ extension RemoteCard {
     /// item is held whole); a larger one, or a card over the card limit, is refused, naming it and its size.
     /// `asBytes`: the item's bytes as fetched, which need not be UTF-8 (an opaque item keeps them, and the reader's
     /// repairs are noted); else text a multistatus carried, UTF-8 once read.
-    static func read(
+    public static func read(
         _ text: CardText, href: String, etag: String, from book: String, asBytes: Bool = false
     ) -> Result<RemoteCard, RemoteError> {
         var reader = CardReader(text: text)

@@ -19,6 +19,9 @@ public struct SyncOptions: Sendable {
     /// (the request it cut short) reads as the turn's (`TurnDeadline.error`). The remote's HTTP client and retry
     /// policy keep the same deadline.
     public var deadline: TurnDeadline?
+    /// Called before each chunk is carried out, once the last chunk's cards are free: where the caller gives their
+    /// pages back (`RemoteFactory.sync`: `malloc_trim`), so that chunks do not pile up in a fragmented heap.
+    public var beforeChunk: (@Sendable () -> Void)?
 
     /// This many deletions never need confirmation, whatever the share: deleting one of three contacts on a phone
     /// must simply sync.

@@ -1,4 +1,3 @@
-import CMalloc
 import ContactStore
 
 /// Execution: one chunk's steps carried out, its remote writes together, its store changes in one transaction.
@@ -18,9 +17,8 @@ extension SyncSession {
     /// happens at most once per item, so the rounds end. A failure that stops the run (unreachable, unauthorised)
     /// still commits what was written before it, so that nothing is written twice next time.
     func execute(_ planned: [SyncStep]) throws {
-        // The last chunk's cards are free by now: give their pages back before this chunk's land elsewhere, so
-        // that chunks do not pile up in a fragmented heap (Deploy/bench/sync.sh, its 1% job at 50,000).
-        _ = malloc_trim(0)
+        // The last chunk's cards are free by now: the caller may give their pages back (`beforeChunk`).
+        options.beforeChunk?()
         var changes: [StoreChange] = []
         var steps = planned
         var stop: RemoteError?
@@ -105,7 +103,7 @@ extension SyncSession {
                 return outcome
             }
             var changes = uploaded(upload, to: entry)
-            if (book as? CardDAVAddressBook)?.readsBackWrites == true { changes.append(.clearDamage(uid: upload.uid)) }
+            if (book as? ReadsBackWrites)?.readsBackWrites == true { changes.append(.clearDamage(uid: upload.uid)) }
             return .done(changes)
         case (.upload(let upload), .failure(let error)):
             if case .rejected = error.kind, !upload.addedFN, let (named, note) = upload.card.addingDerivedFN() {

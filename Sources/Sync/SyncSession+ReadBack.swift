@@ -64,7 +64,7 @@ extension SyncSession {
         }
         let damage = Self.describe(sent: upload.card, stored: stored)
         // A server seen to change what it stores: every write of this run is read back, the one sent again too.
-        (book as? CardDAVAddressBook)?.readsBackWrites = true
+        (book as? ReadsBackWrites)?.readsBackWrites = true
         var again = upload
         again.damage = upload.damage ?? damage
         again.target = RemoteEntry(href: entry.href, etag: entry.etag)

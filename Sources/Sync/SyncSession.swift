@@ -46,8 +46,8 @@ final class SyncSession {
 
     func run() throws {
         defer { endListing() }
-        if let carddav = book as? CardDAVAddressBook, !carddav.readsBackWrites {
-            carddav.readsBackWrites =
+        if let readingBack = book as? ReadsBackWrites, !readingBack.readsBackWrites {
+            readingBack.readsBackWrites =
                 try !writeForm.isEmpty || !store.damagedItems(remoteID: remote.id, limit: 1).isEmpty
         }
         let feed = try collectRemoteChanges()

@@ -1,8 +1,8 @@
-import Appliance
 import ArgumentParser
 import CLISupport
 import CardDAV
 import Config
+import Remotes
 import Sync
 
 struct DiscoverCommand: ParsableCommand {

@@ -1,9 +1,9 @@
-import Appliance
 import ArgumentParser
 import CLISupport
 import Config
 import ContactStore
 import Logging
+import Remotes
 import Sync
 import SystemSupport
 

@@ -1,4 +1,5 @@
 import Logging
+import Remotes
 import Testing
 
 @testable import Appliance
@@ -32,6 +33,14 @@ struct StatusBoardLogHandlerTests {
         logger(board).warning("Redirect refused", source: "HTTP")
         logger(board).notice("Wrong status page password", source: "StatusServer")
         #expect(board.snapshot().events.isEmpty)
+    }
+
+    @Test("the factory's lines reach the page too (a remote that moved), the address books' stay in the journal")
+    func factoryLines() {
+        let board = StatusBoard(version: "test", build: "test")
+        logger(board).notice("Remote moved: starting afresh", source: RemoteFactory.logSource)
+        logger(board).notice("Writes refused while busy: sending them again", source: "Remotes")
+        #expect(board.snapshot().events.map(\.message) == ["Remote moved: starting afresh (name nas)"])
     }
 
     @Test("text from outside stays escaped, one line, on the page as in the journal")

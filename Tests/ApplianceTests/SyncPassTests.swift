@@ -161,13 +161,6 @@ struct SyncPassTests {
         #expect(fixture.files().count == 350)
     }
 
-    @Test("every configured conflict policy maps to the engine's policy of the same name")
-    func conflictPolicies() {
-        for setting in RemoteSettings.ConflictPolicy.allCases {
-            #expect(ConflictPolicy(setting).rawValue == setting.rawValue)
-        }
-    }
-
     @Test("the history of earlier runs is on the board before the first pass")
     func history() throws {
         let fixture = try PassFixture(contacts: 5)

@@ -1,5 +1,6 @@
 import Config
 import Glibc
+import Remotes
 import Sync
 import TestSupport
 import Testing

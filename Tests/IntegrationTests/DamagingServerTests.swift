@@ -1,6 +1,7 @@
 import ContactStore
 import HTTP
 import Logging
+import Remotes
 import Sync
 import SystemSupport
 import TestSupport

@@ -3,6 +3,7 @@ import ContactStore
 import Foundation
 import HTTP
 import Logging
+import Remotes
 import Sync
 import TestSupport
 import VCard

@@ -1,5 +1,6 @@
 import ContactStore
 import Foundation
+import Remotes
 import Sync
 import TestSupport
 import Testing

@@ -1,7 +1,9 @@
 import ContactStore
 import HTTP
 import Logging
+import Remotes
 import Sync
+import TestSupport
 import Testing
 import VCard
 
@@ -40,19 +42,6 @@ final class ScriptedServer: DAVTransport {
 
 @Suite("A server that lists hrefs outside the book")
 struct HostileServerTests {
-    static let card = "BEGIN:VCARD&#13;\nVERSION:3.0&#13;\nUID:u1&#13;\nFN:One&#13;\nEND:VCARD&#13;\n"
-
-    static func response(_ href: String, etag: String = "\"e1\"", card: String? = nil) -> String {
-        let data = card.map { "<C:address-data>\($0)</C:address-data>" } ?? ""
-        return "<response><href>\(href)</href><propstat><prop><getetag>\(etag)</getetag>\(data)</prop>"
-            + "<status>HTTP/1.1 200 OK</status></propstat></response>"
-    }
-
-    static func multistatus(_ responses: [String], token: String? = nil) -> String {
-        "<?xml version='1.0' encoding='utf-8'?><multistatus xmlns=\"DAV:\" xmlns:C=\"urn:ietf:params:xml:ns:carddav\">"
-            + (token.map { "<sync-token>\($0)</sync-token>" } ?? "") + responses.joined() + "</multistatus>"
-    }
-
     static let outside = [
         "/other/user/card.vcf", "../../etc/x.vcf", "%2e%2e/%2e%2e/enc.vcf", "http://127.0.0.1:9/alice/book/y.vcf",
     ]
@@ -62,11 +51,14 @@ struct HostileServerTests {
         let fixture = try SyncFixture()
         _ = try fixture.store.importChunk([try makeCard("mine", "Mine")])
         let server = ScriptedServer(
-            syncCollection: Self.multistatus(
-                [Self.response("/alice/book/u1.vcf")] + Self.outside.map { Self.response($0) }, token: "t1"),
-            multiget: Self.multistatus(
-                [Self.response("/alice/book/u1.vcf", card: Self.card)]
-                    + Self.outside.map { Self.response($0, card: Self.card.replacing("u1", with: "sneaked")) }))
+            syncCollection: MultistatusText.multistatus(
+                [MultistatusText.response("/alice/book/u1.vcf")] + Self.outside.map { MultistatusText.response($0) },
+                token: "t1"),
+            multiget: MultistatusText.multistatus(
+                [MultistatusText.response("/alice/book/u1.vcf", card: MultistatusText.card)]
+                    + Self.outside.map {
+                        MultistatusText.response($0, card: MultistatusText.card.replacing("u1", with: "sneaked"))
+                    }))
         let info = AddressBookInfo(
             url: "http://127.0.0.1:5232/alice/book/", displayName: nil, supportsSyncCollection: true,
             supportedVersions: ["3.0"])

@@ -1,8 +1,10 @@
 import ContactStore
 import HTTP
 import Logging
+import Remotes
 import Sync
 import SystemSupport
+import TestSupport
 import Testing
 import VCard
 
@@ -25,13 +27,13 @@ final class NullStoringServerStandIn: DAVTransport {
             answer = items[href]?.text ?? ""
             status = items[href] == nil ? 404 : 200
         } else if body.contains("sync-collection") {
-            answer = HostileServerTests.multistatus(
-                items.map { HostileServerTests.response($0.key, etag: $0.value.etag) }, token: "t\(version)")
+            answer = MultistatusText.multistatus(
+                items.map { MultistatusText.response($0.key, etag: $0.value.etag) }, token: "t\(version)")
         } else if body.contains("addressbook-multiget") {
-            answer = HostileServerTests.multistatus(
-                items.map { HostileServerTests.response($0.key, etag: $0.value.etag, card: Self.xml($0.value.text)) })
+            answer = MultistatusText.multistatus(
+                items.map { MultistatusText.response($0.key, etag: $0.value.etag, card: Self.xml($0.value.text)) })
         } else {
-            answer = HostileServerTests.multistatus([])
+            answer = MultistatusText.multistatus([])
         }
         try Array(answer.utf8).withUnsafeBytes { try onBody($0) }
         return HTTPResponse(status: status, headers: [], url: request.url)

@@ -1,5 +1,6 @@
 import ContactStore
 import Foundation
+import Remotes
 import SystemSupport
 import TestSupport
 import Testing

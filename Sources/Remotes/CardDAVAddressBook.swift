@@ -1,6 +1,7 @@
 import CardDAV
 import HTTP
 import Logging
+import Sync
 import VCard
 
 /// A CardDAV address book (RFC 6352) as an `AddressBook`: changes by `sync-collection` (RFC 6578) where the server
@@ -8,7 +9,7 @@ import VCard
 ///
 /// Hrefs are handed out percent-decoded, so that an item we created and the same item listed by the server (which
 /// may encode `@` or `+`) are one href in the saved state; requests encode them again.
-public final class CardDAVAddressBook: AddressBook {
+public final class CardDAVAddressBook: AddressBook, ReadsBackWrites {
     public let name: String
     public let bookURL: String
     public let writeVersion: String

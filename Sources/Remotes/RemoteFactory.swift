@@ -15,6 +15,10 @@ public struct OpenedRemote {
 /// that a sync with nothing to do stays one request; pointing a remote elsewhere in the configuration starts it
 /// afresh.
 public struct RemoteFactory {
+    /// The source of the factory's own log lines (a remote that moved), which the daemon's status page lists beside
+    /// the `Appliance` module's (`StatusBoardLogHandler`); the address books' lines keep their module's.
+    public static let logSource = "RemoteFactory"
+
     public let store: ContactStore
     public let logger: Logger
     public let userAgent: String
@@ -90,7 +94,7 @@ public struct RemoteFactory {
             return try store.addRemote(name: name, kind: kind, url: url)
         }
         guard remote.url == url, remote.kind == kind else {
-            logger.notice("Remote moved: starting afresh", metadata: ["remote.name": "\(name)"])
+            logger.notice("Remote moved: starting afresh", metadata: ["remote.name": "\(name)"], source: Self.logSource)
             try store.resetRemote(id: remote.id, url: url)
             return try store.remote(id: remote.id) ?? remote
         }

@@ -1,3 +1,4 @@
+import Sync
 import VCard
 
 #if canImport(Glibc)

@@ -1,10 +1,11 @@
 import HTTP
 import Logging
+import Sync
 import Testing
 import VCard
 
 @testable import CardDAV
-@testable import Sync
+@testable import Remotes
 
 /// A server that takes one write at a time: of the writes that overlap, the first goes through and the others are
 /// answered 423 Locked, as Xandikos does while it commits a write to git.
@@ -59,7 +60,7 @@ struct BusyServerTests {
         var retry = RetryPolicy.immediate()
         retry.sleep = { recorder.delays.append($0) }
         let book = makeBook(transport, retry: retry)
-        let writes = try (0..<70).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
+        let writes = try (0..<70).map { RemoteWrite.create(try makeVdirCard(uid: "u\($0)", name: "Person \($0)")) }
         let results = book.perform(writes)
         #expect(results.allSatisfy { (try? $0.get()) != nil })
         #expect(transport.stored.count == 70)
@@ -72,10 +73,10 @@ struct BusyServerTests {
         #expect(book.learnedWriteConcurrency == CardDAVAddressBook.oneAtATime)
 
         // One at a time for good: not grown in this run, nor in the next, which starts from what was learned.
-        let more = try (70..<80).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
+        let more = try (70..<80).map { RemoteWrite.create(try makeVdirCard(uid: "u\($0)", name: "Person \($0)")) }
         #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
         let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 4, retry: retry)
-        let last = try (80..<90).map { RemoteWrite.create(try makeCard("u\($0)", "Person \($0)")) }
+        let last = try (80..<90).map { RemoteWrite.create(try makeVdirCard(uid: "u\($0)", name: "Person \($0)")) }
         #expect(next.perform(last).allSatisfy { (try? $0.get()) != nil })
         #expect(next.learnedWriteConcurrency == CardDAVAddressBook.oneAtATime)
         #expect(transport.concurrencySeen == [4, 1, 1, 1])
@@ -90,7 +91,7 @@ struct BusyServerTests {
         var retry = RetryPolicy.immediate()
         retry.sleep = { recorder.delays.append($0) }
         let book = makeBook(transport, retry: retry)
-        let writes = try (0..<70).map { RemoteWrite.create(try makeCard("r\($0)", "Rate \($0)")) }
+        let writes = try (0..<70).map { RemoteWrite.create(try makeVdirCard(uid: "r\($0)", name: "Rate \($0)")) }
         #expect(book.perform(writes).allSatisfy { (try? $0.get()) != nil })
         #expect(transport.concurrencySeen == [4, 2, 1])
         #expect(recorder.delays.count == 2)
@@ -99,11 +100,11 @@ struct BusyServerTests {
 
         // Not grown again in this run (each growth was refused again); the next run grows it by one per batch
         // taken whole.
-        let more = try (70..<80).map { RemoteWrite.create(try makeCard("r\($0)", "Rate \($0)")) }
+        let more = try (70..<80).map { RemoteWrite.create(try makeVdirCard(uid: "r\($0)", name: "Rate \($0)")) }
         #expect(book.perform(more).allSatisfy { (try? $0.get()) != nil })
         #expect(book.learnedWriteConcurrency == 1)
         let next = makeBook(transport, concurrency: book.learnedWriteConcurrency ?? 4, retry: retry)
-        let last = try (80..<90).map { RemoteWrite.create(try makeCard("r\($0)", "Rate \($0)")) }
+        let last = try (80..<90).map { RemoteWrite.create(try makeVdirCard(uid: "r\($0)", name: "Rate \($0)")) }
         #expect(next.perform(last).allSatisfy { (try? $0.get()) != nil })
         #expect(next.learnedWriteConcurrency == 2)
         #expect(transport.concurrencySeen == [4, 2, 1, 1, 1])
@@ -114,7 +115,8 @@ struct BusyServerTests {
         let transport = LockingTransport()
         transport.retryAfter = "3600"
         let book = makeBook(transport, concurrency: 2)
-        let results = book.perform(try (0..<4).map { RemoteWrite.create(try makeCard("v\($0)", "V \($0)")) })
+        let results = book.perform(
+            try (0..<4).map { RemoteWrite.create(try makeVdirCard(uid: "v\($0)", name: "V \($0)")) })
         let failures = results.compactMap { result -> RemoteError? in
             if case .failure(let error) = result { error } else { nil }
         }

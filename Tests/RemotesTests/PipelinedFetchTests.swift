@@ -1,6 +1,8 @@
 import HTTP
 import Logging
+import Remotes
 import Sync
+import TestSupport
 import Testing
 
 @testable import CardDAV
@@ -23,9 +25,9 @@ final class FlakyMultigetServer: DAVTransport {
         }
         let body = request.body?.withBytes { String(decoding: $0, as: UTF8.self) } ?? ""
         let hrefs = body.matches(of: #/<D:href>([^<]*)</D:href>/#).map { String($0.output.1) }
-        let answer = HostileServerTests.multistatus(
+        let answer = MultistatusText.multistatus(
             hrefs.map { href in
-                HostileServerTests.response(href, card: HostileServerTests.card.replacing("u1", with: Self.uid(href)))
+                MultistatusText.response(href, card: MultistatusText.card.replacing("u1", with: Self.uid(href)))
             })
         try Array(answer.utf8).withUnsafeBytes { try onBody($0) }
         return HTTPResponse(status: 207, headers: [], url: request.url)

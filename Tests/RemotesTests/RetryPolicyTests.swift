@@ -1,8 +1,9 @@
 import CardDAV
 import HTTP
+import Sync
 import Testing
 
-@testable import Sync
+@testable import Remotes
 
 @Suite("Retries with backoff")
 struct RetryPolicyTests {

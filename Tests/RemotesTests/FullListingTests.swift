@@ -1,6 +1,8 @@
 import HTTP
 import Logging
+import Remotes
 import Sync
+import TestSupport
 import Testing
 
 @testable import CardDAV
@@ -29,21 +31,21 @@ final class ListingServer: DAVTransport {
             ? "query"
             : body.contains("sync-collection") ? "sync-collection" : body.contains("sync-token") ? "token" : "etags"
         requests.append("\(request.method) \(depth) \(what)")
-        let items = ["a", "b"].map { HostileServerTests.response("\(Self.book)\($0).vcf", etag: "\"\($0)1\"") }
+        let items = ["a", "b"].map { MultistatusText.response("\(Self.book)\($0).vcf", etag: "\"\($0)1\"") }
         let answer: String
         var status = 207
         switch what {
         case "token":
             let property = token.map { "<sync-token>\($0)</sync-token>" } ?? ""
-            answer = HostileServerTests.multistatus([
+            answer = MultistatusText.multistatus([
                 "<response><href>\(Self.book)</href><propstat><prop>\(property)</prop>"
                     + "<status>HTTP/1.1 200 OK</status></propstat></response>"
             ])
         case "sync-collection" where body.contains("<D:sync-token/>") || body.contains("<D:sync-token>\(token ?? "")<"):
-            answer = HostileServerTests.multistatus(items, token: "from-report")
+            answer = MultistatusText.multistatus(items, token: "from-report")
         case "query":
             let cards = ["a", "b"].map {
-                HostileServerTests.response(
+                MultistatusText.response(
                     "\(Self.book)\($0).vcf", etag: "\"\($0)1\"",
                     card: "BEGIN:VCARD\nVERSION:3.0\nUID:\($0)\nFN:\($0)\nEND:VCARD\n")
             }
@@ -52,12 +54,12 @@ final class ListingServer: DAVTransport {
                 let subCollection =
                     "<response><href>\(Self.book)sub/</href><propstat><prop><resourcetype><collection/></resourcetype>"
                     + "</prop><status>HTTP/1.1 200 OK</status></propstat></response>"
-                answer = HostileServerTests.multistatus(
-                    cards + [subCollection, HostileServerTests.response("\(Self.book)c.vcf", etag: "\"c1\"")])
+                answer = MultistatusText.multistatus(
+                    cards + [subCollection, MultistatusText.response("\(Self.book)c.vcf", etag: "\"c1\"")])
             case .cutShort:
                 let truncated =
                     "<response><href>\(Self.book)</href><status>HTTP/1.1 507 Insufficient Storage</status></response>"
-                answer = HostileServerTests.multistatus([cards[0], truncated])
+                answer = MultistatusText.multistatus([cards[0], truncated])
             case .fails:
                 status = 500
                 answer = "down"
@@ -66,7 +68,7 @@ final class ListingServer: DAVTransport {
             status = 403
             answer = "<?xml version='1.0'?><error xmlns=\"DAV:\"><valid-sync-token/></error>"
         default:
-            answer = HostileServerTests.multistatus(
+            answer = MultistatusText.multistatus(
                 [
                     "<response><href>\(Self.book)</href><propstat><prop><resourcetype><collection/></resourcetype>"
                         + "</prop><status>HTTP/1.1 200 OK</status></propstat></response>"

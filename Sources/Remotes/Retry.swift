@@ -1,4 +1,5 @@
 import Glibc
+import Sync
 
 /// Exponential backoff with jitter for a remote that is busy or briefly away (429, 503, a dropped connection),
 /// honouring `Retry-After`. Only operations that are safe to repeat are retried: reads, and writes guarded by

@@ -1,3 +1,4 @@
+import Sync
 import SystemSupport
 import VCard
 

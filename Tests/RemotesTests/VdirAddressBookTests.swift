@@ -1,3 +1,4 @@
+import Remotes
 import Sync
 import TestSupport
 import Testing

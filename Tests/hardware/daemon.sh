@@ -113,7 +113,8 @@ dark_now() {
 # dark_before_exit PID: watches the three LEDs, without forking, from now until they read 0 together (success)
 # or PID has exited (failure; a zombie counts as exited). Released lines float back to their pull-up (1), so all
 # three at 0 can only be the daemon's doing while it still holds them; a poll with forks and sleeps can miss a
-# stop that takes half a second. Start it in the background before the stop is asked for. 60 s at most.
+# stop that takes half a second. 60 s at most. Once it watches, it creates the file READY when given: start it with
+# start_dark_watch.
 dark_before_exit() {
 	local power sync error p s e now end stat
 	_gpio_vm_off "$POWER" && power=$GPIO_VM_SYSFS/sim_gpio$_gpio_vm_o/value
@@ -121,6 +122,7 @@ dark_before_exit() {
 	_gpio_vm_off "$ERROR" && error=$GPIO_VM_SYSFS/sim_gpio$_gpio_vm_o/value
 	read -r now _ </proc/uptime
 	end=$((${now%.*} + 60))
+	[ -z "${2:-}" ] || : >"$2"
 	while [ "${now%.*}" -lt "$end" ] && read -r stat 2>/dev/null <"/proc/$1/stat"; do
 		case $stat in *") Z "* | *") X "*) break ;; esac
 		read -r p <"$power" && read -r s <"$sync" && read -r e <"$error" && [ "$p$s$e" = 000 ] && return 0
@@ -128,6 +130,20 @@ dark_before_exit() {
 	done
 	echo "the LEDs read $p$s$e (power, sync, error) when process $1 was gone" >&2
 	return 1
+}
+
+# start_dark_watch PID: dark_before_exit PID in the background, returning once it watches, so that the stop asked
+# for next cannot be over before it looks (under load, a watcher still starting missed a stop of 1.2 s); sets
+# watcher. 10 s at most.
+start_dark_watch() {
+	rm -f /tmp/dark-watch.ready
+	dark_before_exit "$1" /tmp/dark-watch.ready &
+	watcher=$!
+	_tries=0
+	while [ ! -e /tmp/dark-watch.ready ] && [ "$_tries" -lt 200 ]; do
+		sleep 0.05
+		_tries=$((_tries + 1))
+	done
 }
 
 # blinking LED: the LED changed at least once in half a second.

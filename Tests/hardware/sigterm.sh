@@ -8,7 +8,7 @@ expected=$(contactbox list --db /var/lib/contactbox/contacts.sqlite | wc -l)
 start_daemon
 check "the daemon drives the LEDs" daemon_drives_leds
 check "the start-up sync runs: files arrive" within 60 sh -c '[ "$(find /var/lib/nas -name "*.vcf" | wc -l)" -gt 0 ]'
-dark_before_exit "$pid" & watcher=$!
+start_dark_watch "$pid"
 started=$(date +%s)
 kill -TERM "$pid"
 check "the LEDs go dark while it stops, before it lets go of them" wait "$watcher"

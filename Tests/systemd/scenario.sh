@@ -135,7 +135,7 @@ check "Reload: the new remote is syncing (files arrive)" within 60 sh -c '[ "$(f
 # The time is systemd's own: from just before the request (the guest's uptime, which is CLOCK_MONOTONIC in a VM
 # that never suspends) to the main process's exit; polling with whole-second deadlines cannot measure 5 s.
 mark_journal /tmp/cursor
-dark_before_exit "$(main_pid)" & watcher=$!
+start_dark_watch "$(main_pid)"
 read -r requested _ </proc/uptime
 systemctl stop --no-block "$unit"
 check "Stop: the LEDs go dark before it lets go of them" wait "$watcher"

@@ -6,10 +6,11 @@ import Logging
 import StatusServer
 import SystemSupport
 
-/// `contactbox run`: the appliance. One main loop owns the front panel, the scheduler, the network watch, signals
-/// and systemd; the sync worker and the status server run on threads of their own and meet it in the
-/// `StatusBoard`. The loop sleeps in poll(2) until a descriptor wakes it or the next LED change, scheduled pass or
-/// watchdog ping is due: an idle appliance wakes only for its watchdog.
+/// `contactbox run`: the appliance. One main loop owns the front panel, the network watch, signals and systemd,
+/// and the `ApplianceCore` that decides what they mean; the sync worker and the status server run on threads of
+/// their own. The worker's news and the page's requests reach the loop as events, and the loop alone writes the
+/// `StatusBoard` the page reads. The loop sleeps in poll(2) until a descriptor wakes it or the next LED change,
+/// scheduled pass or watchdog ping is due: an idle appliance wakes only for its watchdog.
 public final class Daemon {
     public struct Options: Sendable {
         public var configPath: String
@@ -33,7 +34,6 @@ public final class Daemon {
 
     let options: Options
     let logger: Logger
-    var configuration: Configuration
     let board: StatusBoard
     let signals: SignalWatch
     let wake: WakeUp
@@ -41,20 +41,14 @@ public final class Daemon {
     let panel: PanelDriver
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
-    var scheduler: Scheduler
-    /// The undo asked for on the status page, until the button confirms or cancels it (`UndoConfirmation`).
-    var undo = UndoConfirmation()
     let pageRequests: PageRequests
+    /// The decisions: state, schedule, undo, LED look. Changed only by `send`.
+    private(set) var core: ApplianceCore
+    private(set) var configuration: Configuration
     var server: StatusServer?
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
     var stopRequested = false
-    /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
-    static let minimumSyncDisplay = Duration.milliseconds(1_500)
-    var showSyncingUntil: Int64 = 0
-    /// A pass the main loop asked for has not started yet: the worker may take a while to open the store (or to
-    /// finish the pass before), and the LEDs must not show idle meanwhile.
-    var passAwaited = false
 
     /// Sets up every service; the LEDs show "starting" before this returns. Throws only when the daemon cannot
     /// run at all (no eventfd, no signalfd).
@@ -88,15 +82,14 @@ public final class Daemon {
         wake = try WakeUp()
         pageRequests = PageRequests(mainLoop: wake)
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
-        scheduler = Scheduler(
-            interval: configuration.sync.interval, fullCheck: configuration.sync.fullCheck, now: now)
+        core = ApplianceCore(sync: configuration.sync, now: now)
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public func run() -> Int32 {
+        send(.started)
         startWorker()
         startStatusServer()
-        board.update { $0.state = .idle }
         notifier.ready(status: "Started")
         logger.notice(
             "ContactBox started",
@@ -111,40 +104,16 @@ public final class Daemon {
 
     // MARK: One turn of the loop
 
-    /// Everything due at `now`: scheduled passes, the worker's news, the LEDs, the status line, the watchdog.
+    /// Everything due at `now`: the worker's news, the page's requests, what time makes due, then the LEDs, the
+    /// board, the status line and the watchdog.
     func step(at now: Int64) {
-        for event in worker.takeEvents() { handle(event, at: now) }
-        for request in pageRequests.take() { handle(request, at: now) }
-        if undo.expire(at: now) {
-            logger.notice(
-                "Undo not confirmed at the box in time: cancelled",
-                metadata: [
-                    "undo.run": "\(undo.shown?.run ?? 0)",
-                    "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s",
-                ])
-            publishUndo()
-        }
-        if let request = scheduler.due(at: now) {
-            // Not due again while the worker picks it up (its own passStarted event comes later).
-            scheduler.passStarted(fullCheck: request.fullCheck, at: now)
-            requestPass(request)
-        }
-        let state = board.state
-        // An armed undo asks for the button whatever else goes on: its look wins until it is answered or expires.
-        let look: PanelState =
-            undo.isArmed
-            ? .awaitingLongPress : state == .idle && (now < showSyncingUntil || passAwaited) ? .syncing : state.panel
-        panel.show(look, at: now)
-        let nextSync =
-            scheduler.nextPass == .max ? nil : wallClockSeconds() + (scheduler.nextPass - now + 999) / 1000
-        board.update {
-            $0.leds = panel.levels
-            $0.look = panel.look
-            $0.nextSync = nextSync
-        }
-        let summary =
-            undo.isArmed
-            ? "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)" : state.summary
+        let instant = ApplianceCore.Now(monotonic: now, wall: wallClockSeconds())
+        for news in worker.takeEvents() { send(.worker(news), at: instant) }
+        for request in pageRequests.take() { send(.page(request), at: instant) }
+        send(.tick, at: instant)
+        panel.show(core.look(at: now), at: now)
+        publish(at: instant)
+        let summary = core.statusLine
         panel.hardware?.showSummary(summary)
         if summary != lastStatusLine {
             lastStatusLine = summary
@@ -156,94 +125,25 @@ public final class Daemon {
         }
     }
 
-    private func handle(_ event: SyncWorker.Event, at now: Int64) {
-        switch event {
-        case .passStarted(let request):
-            passAwaited = false
-            scheduler.passStarted(fullCheck: request.fullCheck, at: now)
-            showSyncingUntil = now + Self.minimumSyncDisplay.wholeMilliseconds
-            logger.info("Sync pass started", metadata: ["sync.reasons": "\(request.reasons)"])
-        case .progress(let activity):
-            if !worker.isStopping { board.update { $0.state = .syncing(activity) } }
-        case .passFinished(let result):
-            scheduler.passFinished(result.schedule, at: now)
-            if !worker.isStopping { board.update { $0.state = result.state } }
-            logger.info("Sync pass finished", metadata: ["appliance.state": "\(result.state.name)"])
-            if case .needsAttention(_, let reason) = result.state {
-                logger.warning("Attention needed", metadata: ["appliance.reason": "\(reason)"])
+    /// The one way the core changes: the event goes in, its effects are carried out, and the board shows the result.
+    func send(_ event: ApplianceCore.Event, at now: ApplianceCore.Now = .current()) {
+        for effect in core.handle(event, at: now) {
+            switch effect {
+            case .requestPass(let request): worker.request(request)
+            case .previewUndo(let run): worker.requestUndoPreview(run: run)
+            case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
-        case .storeFailed(let message):
-            // The worker logged it (the journal and the page).
-            board.update {
-                $0.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
-            }
-        case .undoPreviewed(let result):
-            undo.previewed(result)
-            publishUndo()
-            if result.phase == .failed {
-                logger.warning(
-                    "Undo not possible",
-                    metadata: ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
-            }
-        case .undoFinished(let result):
-            undo.finished(result)
-            publishUndo()
-            logUndoFinished(result)
         }
+        publish(at: now)
     }
 
-    /// The undo's result, in the journal and the page's events: counts only, never names (the events are shown
-    /// without the password).
-    private func logUndoFinished(_ result: StatusSnapshot.Undo) {
-        guard result.phase == .done else {
-            logger.error(
-                "Undo failed", metadata: ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
-            return
-        }
-        let metadata: Logger.Metadata = [
-            "undo.run": "\(result.run)", "undo.own_run": "\(result.undoRun.map { "\($0)" } ?? "none")",
-            "undo.counts": .string(
-                "\(result.revived) brought back, \(result.reverted) put back, \(result.deleted) deleted, "
-                    + "\(result.skipped) skipped"),
-        ]
-        if result.skipped > 0 {
-            logger.warning("Undo done; contacts changed since the run were left alone", metadata: metadata)
-        } else {
-            logger.notice("Undo done", metadata: metadata)
-        }
-    }
-
-    /// An undo step from the status page (the server's thread posted it to `pageRequests`).
-    func handle(_ request: UndoRequest, at now: Int64) {
-        switch request {
-        case .preview(let run):
-            guard undo.preview(run: run) else {
-                logger.notice("Undo preview refused: another undo waits for the button or runs")
-                return
-            }
-            logger.info("Status page: undo preview", metadata: ["undo.run": "\(run)"])
-            worker.requestUndoPreview(run: run)
-        case .arm(let run):
-            guard undo.arm(run: run, at: now, wallClock: wallClockSeconds()) else {
-                logger.notice("Undo not armed: its preview is not the one shown", metadata: ["undo.run": "\(run)"])
-                return
-            }
-            logger.notice(
-                "Undo armed on the status page: hold the button for 3 seconds to confirm",
-                metadata: [
-                    "undo.run": "\(run)", "undo.deadline": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s",
-                ])
-        case .cancel:
-            guard undo.cancel() else { return }
-            logger.notice("Undo cancelled on the status page", metadata: ["undo.run": "\(undo.shown?.run ?? 0)"])
-        }
-        publishUndo()
-    }
-
-    /// The undo as the page shows it: the main loop writes it, as it writes the state.
-    private func publishUndo() {
-        let shown = undo.shown
-        board.update { $0.undo = shown }
+    /// The core's view on the board, with the LEDs as the panel drives them.
+    private func publish(at now: ApplianceCore.Now) {
+        var contents = core.shown
+        contents.nextSync = core.nextSync(at: now)
+        contents.leds = panel.levels
+        contents.look = panel.look
+        board.publish(contents)
     }
 
     /// The longest poll(2) sleeps, whatever is due.
@@ -251,10 +151,8 @@ public final class Daemon {
 
     /// Milliseconds poll(2) may sleep: until the next LED change, pass or watchdog ping.
     private func timeout(at now: Int64) -> Int32 {
-        var wakeAt = scheduler.nextPass
-        if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
+        var wakeAt = core.nextWake(after: now)
         if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led.wholeMilliseconds) }
-        if let deadline = undo.nextWake { wakeAt = min(wakeAt, deadline) }
         if notifier.watchdogInterval != nil { wakeAt = min(wakeAt, nextWatchdog) }
         return Int32(clamping: max(0, min(wakeAt - now, Self.longestSleep.wholeMilliseconds)))
     }
@@ -275,10 +173,7 @@ public final class Daemon {
             handle(panel.sampleButton(at: now))
             handle(panel.hardware?.takeKeys() ?? [])
         }
-        if entries[3].revents != 0, network.update() {
-            logger.notice("Network is back")
-            scheduler.networkCameBack(at: now)
-        }
+        if entries[3].revents != 0, network.update() { send(.networkBack) }
     }
 
     // MARK: Button and keys
@@ -286,9 +181,9 @@ public final class Daemon {
     private func handle(_ gestures: [ButtonGestures.Gesture]) {
         for gesture in gestures {
             switch gesture {
-            case .shortPress: buttonPressed(long: false)
-            case .longPress: buttonPressed(long: true)
-            case .longPressReached: logger.info("Long press: release to confirm")
+            case .shortPress: send(.button(.short))
+            case .longPress: send(.button(.long))
+            case .longPressReached: send(.button(.longReached))
             }
         }
     }
@@ -296,55 +191,15 @@ public final class Daemon {
     private func handle(_ keys: [PanelKey]) {
         for key in keys {
             switch key {
-            case .shortPress: buttonPressed(long: false)
-            case .longPress: buttonPressed(long: true)
+            case .shortPress: send(.button(.short))
+            case .longPress: send(.button(.long))
             case .quit: stopRequested = true
             }
         }
     }
 
-    /// A short press syncs now; a long press confirms held deletions, or clears an error and retries. While an undo
-    /// is armed the button answers it and nothing else (`UndoConfirmation`): long confirms, short cancels.
-    func buttonPressed(long: Bool, at now: Int64 = monotonicMillis()) {
-        board.update { $0.counters.buttonPresses += 1 }
-        let run = undo.shown?.run ?? 0
-        switch undo.button(long: long, at: now) {
-        case .notArmed:
-            break
-        case .confirmed(let run):
-            logger.notice("Long press: undo confirmed", metadata: ["undo.run": "\(run)"])
-            requestPass(SyncRequest(.undo, undoRun: run))
-            publishUndo()
-            return
-        case .cancelled:
-            logger.notice("Button pressed: undo cancelled", metadata: ["undo.run": "\(run)"])
-            publishUndo()
-            return
-        case .expired:
-            logger.notice(
-                "Undo not confirmed at the box in time: cancelled",
-                metadata: ["undo.run": "\(run)", "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
-            publishUndo()
-            return
-        }
-        guard long else {
-            logger.notice("Button pressed: sync now")
-            requestPass(SyncRequest(.button))
-            return
-        }
-        let confirming = board.state.panel == .attention(.deletionsHeld)
-        logger.notice(confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying")
-        board.update { $0.state = .idle }
-        requestPass(SyncRequest(.longPress, confirmDeletions: confirming))
-    }
-
-    /// Asks the worker for a pass; the sync LED blinks from now until it has run.
-    private func requestPass(_ request: SyncRequest) {
-        passAwaited = true
-        worker.request(request)
-    }
-
-    /// "Sync now" on the status page (its own thread): the worker takes it from there.
+    /// The status server on its own thread: it reads the board and posts "Sync now" and the undo's steps to the
+    /// main loop.
     private func startStatusServer() {
         let settings = configuration.status
         var serverSettings = StatusServer.Settings()
@@ -353,16 +208,11 @@ public final class Daemon {
         serverSettings.allowedHosts = settings.allowedHosts
         do {
             serverSettings.password = try settings.password?.read()
-            let worker = worker
             let board = board
-            let logger = logger
             let pageRequests = pageRequests
             server = try StatusServer(
-                settings: serverSettings, snapshot: { board.snapshot() },
-                syncNow: {
-                    logger.notice("Status page: sync now")
-                    worker.request(SyncRequest(.statusPage))
-                }, undo: { pageRequests.post($0) }, logger: logger)
+                settings: serverSettings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
+                undo: { pageRequests.post(.undo($0)) }, logger: logger)
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
         }
@@ -370,19 +220,18 @@ public final class Daemon {
 
     func startWorker() {
         let storePath = options.storePath ?? configuration.storePath
-        let board = board
         let logger = logger
         let userAgent = "ContactBox/\(options.version)"
         // A large card's spool files go beside the store: on its disk, which the unit lets the service write.
         SpoolFile.placeBeside(storePath)
         do {
-            try worker.start(logger: logger) {
+            try worker.start(logger: logger) { report in
                 SyncPass(
-                    store: try ContactStore(path: storePath), board: board, logger: logger, userAgent: userAgent,
+                    store: try ContactStore(path: storePath), news: report, logger: logger, userAgent: userAgent,
                     isOnline: { NetworkWatch.hasDefaultRoute() })
             }
         } catch {
-            board.update { $0.state = .needsAttention(.storage, reason: "Cannot start syncing: \(error)") }
+            send(.workerFailed("\(error)"))
         }
     }
 
@@ -400,7 +249,7 @@ public final class Daemon {
     /// SIGHUP: read the configuration again; keep the old one if the new one has a problem.
     func reload() {
         notifier.reloading()
-        defer { notifier.ready(status: board.state.summary) }
+        defer { notifier.ready(status: core.statusLine) }
         // The check `check-config` and the start run: a password file turned into a FIFO or holding a NUL byte is
         // refused here too, not found at the next login.
         let result = Configuration.check(path: options.configPath)
@@ -415,10 +264,7 @@ public final class Daemon {
         }
         configuration = new
         worker.reconfigure(new)
-        scheduler.reconfigure(
-            interval: new.sync.interval, fullCheck: new.sync.fullCheck, now: monotonicMillis())
-        logger.notice("Configuration reloaded", metadata: ["remotes": "\(new.remotes.count)"])
-        requestPass(SyncRequest(.reload))
+        send(.reloaded(new))
     }
 
     // MARK: Stopping
@@ -428,11 +274,7 @@ public final class Daemon {
         notifier.stopping()
         // Dark at once, while the current chunk commits: the box is going away.
         panel.show(.stopped, at: monotonicMillis())
-        board.update {
-            $0.state = .stopping
-            $0.leds = panel.levels
-            $0.look = panel.look
-        }
+        send(.stopping)
         if !worker.stop(waitingAtMost: Self.stopGrace) {
             logger.warning("The sync did not stop in time; the next start resumes it")
         }

@@ -1,12 +1,19 @@
 import StatusServer
 import Synchronization
 
-/// The status page's undo requests on their way to the main loop, which alone decides on them (the server's thread
-/// only posts). Bounded: a page cannot make the loop's queue grow, the oldest request makes way.
+/// What the status page asks of the daemon.
+public enum PageRequest: Sendable, Equatable {
+    /// "Sync now".
+    case syncNow
+    case undo(UndoRequest)
+}
+
+/// The status page's requests on their way to the main loop, which alone decides on them (the server's thread only
+/// posts). Bounded: a page cannot make the loop's queue grow, the oldest request makes way.
 public final class PageRequests: Sendable {
     static let limit = 8
 
-    private let waiting = Mutex<[UndoRequest]>([])
+    private let waiting = Mutex<[PageRequest]>([])
     private let mainLoop: WakeUp
 
     public init(mainLoop: WakeUp) {
@@ -14,7 +21,7 @@ public final class PageRequests: Sendable {
     }
 
     /// From the status server's thread: queue it and wake the main loop.
-    public func post(_ request: UndoRequest) {
+    public func post(_ request: PageRequest) {
         waiting.withLock { waiting in
             if waiting.count >= Self.limit { waiting.removeFirst() }
             waiting.append(request)
@@ -23,7 +30,7 @@ public final class PageRequests: Sendable {
     }
 
     /// What arrived since the last call, oldest first.
-    public func take() -> [UndoRequest] {
+    public func take() -> [PageRequest] {
         waiting.withLock { waiting in
             defer { waiting.removeAll() }
             return waiting

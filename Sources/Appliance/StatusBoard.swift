@@ -3,17 +3,15 @@ import StatusServer
 import Synchronization
 import SystemSupport
 
-/// What the daemon's threads share about its state, under one lock. Each part has one writer, so no thread undoes
-/// another's news:
-/// - the main loop: `state` (the only writer of `ApplianceState`: the worker's progress reaches it as events),
-///   `undo` (the worker's previews and results reach it as events too), `leds`, `look`, `nextSync` and
-///   `counters.buttonPresses`;
-/// - the sync worker (`SyncPass`): `remotes`, `contacts`, `runs`, `lastSync` and the other counters;
-/// - any thread, through the log (`StatusBoardLogHandler`): `events`.
+/// What the status server's thread reads of the daemon, under one lock. Two writers, each of its own part:
+/// - the main loop publishes the `ApplianceCore`'s view after every turn (`publish`): the state, the remotes, the
+///   counts, the restore points, the undo, the LEDs, the next sync. Nothing else writes it: the worker's news
+///   reaches the core as events.
+/// - any thread, through the log (`StatusBoardLogHandler`), appends to `events`.
 ///
 /// The status server's thread only reads, a consistent `snapshot()` at a time.
 public final class StatusBoard: Sendable {
-    public struct Contents: Sendable {
+    public struct Contents: Sendable, Equatable {
         public var state: ApplianceState = .starting
         public var remotes: [StatusSnapshot.Remote] = []
         public var contacts = 0
@@ -23,8 +21,6 @@ public final class StatusBoard: Sendable {
         public var leds = LEDLevels.allOff
         public var look = PanelState.starting.look
         public var counters = StatusSnapshot.Counters()
-        /// Oldest first; at most `eventLimit`.
-        public var events: [StatusSnapshot.Event] = []
         /// The restore points, newest first, at most `StatusSnapshot.runLimit`.
         public var runs: [StatusSnapshot.Run] = []
         /// The undo asked for on the page (`UndoConfirmation.shown`).
@@ -33,7 +29,13 @@ public final class StatusBoard: Sendable {
 
     public static let eventLimit = 20
 
-    private let contents = Mutex(Contents())
+    private struct Shared {
+        var contents = Contents()
+        /// Oldest first; at most `eventLimit`.
+        var events: [StatusSnapshot.Event] = []
+    }
+
+    private let shared = Mutex(Shared())
     private let startedAt: Int64
     private let version: String
     private let build: String
@@ -44,23 +46,22 @@ public final class StatusBoard: Sendable {
         self.startedAt = startedAt
     }
 
-    public func update<T>(_ body: (inout Contents) -> T) -> T {
-        contents.withLock { body(&$0) }
+    /// The main loop's view, whole: what the page reads next.
+    public func publish(_ contents: Contents) {
+        shared.withLock { $0.contents = contents }
     }
-
-    public var state: ApplianceState { contents.withLock { $0.state } }
 
     /// Adds a line to the status page's event list. The log does it (`StatusBoardLogHandler`): log the line, and
     /// the journal and the page both get it.
     public func record(_ level: String, _ message: String, at time: Int64 = wallClockSeconds()) {
-        contents.withLock { contents in
-            contents.events.append(StatusSnapshot.Event(time: time, level: level, message: message))
-            if contents.events.count > Self.eventLimit { contents.events.removeFirst() }
+        shared.withLock { shared in
+            shared.events.append(StatusSnapshot.Event(time: time, level: level, message: message))
+            if shared.events.count > Self.eventLimit { shared.events.removeFirst() }
         }
     }
 
     public func snapshot() -> StatusSnapshot {
-        let contents = contents.withLock { $0 }
+        let (contents, events) = shared.withLock { ($0.contents, $0.events) }
         let state = contents.state
         let leds = [
             ("power", contents.leds.power, contents.look.power), ("sync", contents.leds.sync, contents.look.sync),
@@ -69,7 +70,7 @@ public final class StatusBoard: Sendable {
         return StatusSnapshot(
             state: state.name, summary: state.summary, attention: state.attentionName, advice: state.advice, leds: leds,
             lastSync: contents.lastSync, nextSync: contents.nextSync, startedAt: startedAt,
-            contacts: contents.contacts, remotes: contents.remotes, events: contents.events.reversed(),
+            contacts: contents.contacts, remotes: contents.remotes, events: events.reversed(),
             version: version, build: build, counters: contents.counters, runs: contents.runs, undo: contents.undo)
     }
 }

@@ -15,7 +15,7 @@ extension SyncPass {
         let result = undo(run: run, dryRun: false)
         if result.phase == .done {
             refreshRestorePoints(force: true)
-            if let contacts = try? store.count() { board.update { $0.contacts = contacts } }
+            if let contacts = try? store.count() { news(.contactsCounted(contacts)) }
         }
         return result
     }
@@ -37,7 +37,7 @@ extension SyncPass {
         }
     }
 
-    /// The restore points on the board, read again when the store changed since the last read (a change sequence
+    /// The restore points for the page (`restorePoints`), read again when the store changed since the last read (a change sequence
     /// number moved, or history was pruned): a pass that only sent contacts out costs no query. One query of at
     /// most `StatusSnapshot.runLimit` runs (`ContactStore.restorePoints`). A failure leaves the last list.
     func refreshRestorePoints(force: Bool = false) {
@@ -46,7 +46,7 @@ extension SyncPass {
             guard force || seq != restorePointsSeq else { return }
             let runs = try store.restorePoints(limit: StatusSnapshot.runLimit).map(Self.restorePoint)
             restorePointsSeq = seq
-            board.update { $0.runs = runs }
+            news(.restorePoints(runs))
         } catch {
             logger.warning("The restore points could not be read", metadata: ["store.error": "\(error)"])
         }

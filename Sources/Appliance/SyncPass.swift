@@ -7,13 +7,14 @@ import StatusServer
 import Sync
 import SystemSupport
 
-/// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote,
-/// syncs it, and writes the results to the status board (the remotes, counts and contacts: the worker's part of it).
-/// Where the pass is goes out as `ApplianceState.SyncActivity` through `progress`: the main loop alone assigns the
-/// appliance's state. Owns the store connection; lives on the worker's thread.
+/// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote and
+/// syncs it. What the page shows of it goes out as news: where the pass is, each remote's result, the
+/// contact count, the restore points. The main loop's `ApplianceCore` alone turns them into the appliance's state.
+/// Owns the store connection; lives on the worker's thread.
 public final class SyncPass {
     let store: ContactStore
-    let board: StatusBoard
+    /// The worker's mailbox (a test's list).
+    let news: (SyncWorker.Event) -> Void
     let logger: Logger
     let userAgent: String
     /// Whether the machine has a route to the internet; decides between "offline" and "server unreachable".
@@ -24,11 +25,11 @@ public final class SyncPass {
     var turnLimit = TurnDeadline.standardLimit
 
     public init(
-        store: ContactStore, board: StatusBoard, logger: Logger, userAgent: String,
+        store: ContactStore, news: @escaping (SyncWorker.Event) -> Void, logger: Logger, userAgent: String,
         isOnline: @escaping @Sendable () -> Bool
     ) {
         self.store = store
-        self.board = board
+        self.news = news
         self.logger = logger
         self.userAgent = userAgent
         self.isOnline = isOnline
@@ -40,8 +41,8 @@ public final class SyncPass {
         public var schedule: Scheduler.PassResult
     }
 
-    /// Fills the board with what the store remembers (the last run of each remote, the contact count), so the
-    /// status page has something to show before the first pass.
+    /// Reports what the store remembers (the last run of each remote, the contact count, the restore points), so
+    /// the status page has something to show before the first pass.
     public func loadHistory(_ configuration: Configuration) throws {
         var remotes: [StatusSnapshot.Remote] = []
         for remote in configuration.remotes {
@@ -56,19 +57,15 @@ public final class SyncPass {
             }
             remotes.append(status)
         }
-        let contacts = try store.count()
-        board.update {
-            $0.remotes = remotes
-            $0.contacts = contacts
-        }
+        news(.historyLoaded(remotes))
+        news(.contactsCounted(try store.count()))
         refreshRestorePoints(force: true)
     }
 
-    /// Syncs every remote. `shouldStop` is asked between chunks; `progress` hears which remote the pass is at and how
-    /// far it is (at each remote's start and after each chunk).
+    /// Syncs every remote. `shouldStop` is asked between chunks; `.progress` says which remote the pass is at and
+    /// how far it is (at each remote's start and after each chunk).
     public func run(
-        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool,
-        progress: @escaping (ApplianceState.SyncActivity) -> Void = { _ in }
+        _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
     ) -> Result {
         let started = monotonicMillis()
         var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
@@ -79,10 +76,9 @@ public final class SyncPass {
             try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
                 let remote = remotes[index]
                 if shouldStop() { return false }
-                progress(ApplianceState.SyncActivity(remote: remote.name))
+                news(.progress(ApplianceState.SyncActivity(remote: remote.name)))
                 let outcome = sync(
-                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop,
-                    progress: progress)
+                    remote, configuration.sync, request: request, factory: factory, shouldStop: shouldStop)
                 if outcome.state.severity > worst.state.severity { worst = outcome }
                 return outcome.state == .idle && !shouldStop()
             }
@@ -92,12 +88,8 @@ public final class SyncPass {
         }
         let pruned = pruneHistory(configuration.history, shouldStop: shouldStop)
         refreshRestorePoints(force: pruned > 0)
-        let contacts = (try? store.count()) ?? board.update { $0.contacts }
-        board.update {
-            $0.contacts = contacts
-            $0.lastSync = wallClockSeconds()
-            $0.counters.lastPass = .milliseconds(monotonicMillis() - started)
-        }
+        if let contacts = try? store.count() { news(.contactsCounted(contacts)) }
+        news(.passTook(.milliseconds(monotonicMillis() - started)))
         return worst
     }
 
@@ -119,7 +111,7 @@ public final class SyncPass {
     /// One remote: the state it leaves the appliance in, and when to try again.
     private func sync(
         _ remote: RemoteSettings, _ settings: SyncSettings, request: SyncRequest, factory: RemoteFactory,
-        shouldStop: @escaping @Sendable () -> Bool, progress: @escaping (ApplianceState.SyncActivity) -> Void
+        shouldStop: @escaping @Sendable () -> Bool
     ) -> Result {
         var logger = logger
         logger[metadataKey: "remote.name"] = "\(remote.name)"
@@ -128,10 +120,11 @@ public final class SyncPass {
             report = try factory.sync(
                 remote, settings, confirmDeletions: request.confirmDeletions, fullCheck: request.fullCheck,
                 shouldStop: shouldStop
-            ) { reached in
-                progress(
-                    ApplianceState.SyncActivity(
-                        remote: remote.name, phase: reached.phase, done: reached.done, total: reached.total))
+            ) { [news] reached in
+                news(
+                    .progress(
+                        ApplianceState.SyncActivity(
+                            remote: remote.name, phase: reached.phase, done: reached.done, total: reached.total)))
             }
         } catch let error as RemoteError {
             report = .failed(remote.name, error)
@@ -147,22 +140,15 @@ public final class SyncPass {
         return classify(report, remote: remote.name)
     }
 
-    /// The remote's result on the board, and in the log (the journal and the page's event list).
+    /// The remote's result for the page (`remoteSynced`), and in the log (the journal and the page's event list).
     private func record(_ report: SyncReport, for remote: RemoteSettings, logger: Logger) {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
-        board.update { contents in
-            let status = StatusSnapshot.Remote(
-                name: remote.name, kind: remote.kindName, lastResult: result, lastSync: wallClockSeconds(),
-                counts: counts, message: report.message)
-            if let index = contents.remotes.firstIndex(where: { $0.name == remote.name }) {
-                contents.remotes[index] = status
-            } else {
-                contents.remotes.append(status)
-            }
-            contents.counters.syncRuns[result, default: 0] += 1
-            contents.counters.items += counts
-        }
+        self.news(
+            .remoteSynced(
+                StatusSnapshot.Remote(
+                    name: remote.name, kind: remote.kindName, lastResult: result, lastSync: wallClockSeconds(),
+                    counts: counts, message: report.message)))
         var metadata: Logger.Metadata = [
             "sync.result": "\(result)",
             "sync.counts": .string(

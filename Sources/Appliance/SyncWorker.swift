@@ -5,7 +5,8 @@ import Logging
 import StatusServer
 import Synchronization
 
-/// Runs sync passes on a thread of its own, one at a time. A request that arrives while a pass runs waits, merged
+/// Runs sync passes on a thread of its own, one at a time, and tells the main loop what happened as events (it
+/// writes nothing the main loop reads). A request that arrives while a pass runs waits, merged
 /// with any other that arrives meanwhile, and runs as one follow-up pass: a storm of button presses is one pass.
 public final class SyncWorker: Sendable {
     /// What the worker tells the main loop.
@@ -15,6 +16,16 @@ public final class SyncWorker: Sendable {
         /// the mailbox, as only the newest is shown.
         case progress(ApplianceState.SyncActivity)
         case passFinished(SyncPass.Result)
+        /// How long the pass took (sent as it ends): the last sync is now.
+        case passTook(Duration)
+        /// The store's last run of each configured remote, before the first pass.
+        case historyLoaded([StatusSnapshot.Remote])
+        /// A remote's turn ended: its result and counts.
+        case remoteSynced(StatusSnapshot.Remote)
+        /// The contacts in the store, after a pass or an undo.
+        case contactsCounted(Int)
+        /// The restore points, newest first (`StatusSnapshot.runLimit`), read again because the store changed.
+        case restorePoints([StatusSnapshot.Run])
         /// The store cannot be opened: nothing can be synced until a person looks.
         case storeFailed(String)
         /// What undoing a run would change (phase `previewed`), or why it cannot be undone (`failed`).
@@ -40,12 +51,15 @@ public final class SyncWorker: Sendable {
         wake = try WakeUp()
     }
 
-    /// Starts the thread; `makePass` opens the store on it (a failure becomes `.storeFailed`).
-    public func start(logger: Logger, makePass: @escaping @Sendable () throws -> SyncPass) throws(ApplianceError) {
+    /// Starts the thread; `makePass` opens the store on it (a failure becomes `.storeFailed`), and gives the pass
+    /// the worker's mailbox for its news.
+    public func start(
+        logger: Logger, makePass: @escaping @Sendable (_ report: @escaping (Event) -> Void) throws -> SyncPass
+    ) throws(ApplianceError) {
         let thread = try WorkerThread { [self] in
             let pass: SyncPass
             do {
-                pass = try makePass()
+                pass = try makePass { [self] in post($0) }
                 try pass.loadHistory(configuration.withLock { $0 })
             } catch {
                 logger.error("The contact store cannot be opened", metadata: ["store.error": "\(error)"])
@@ -107,8 +121,7 @@ public final class SyncWorker: Sendable {
             // The undo first, then the pass carries it to every remote.
             if let run = request.undoRun { post(.undoFinished(pass.undo(run: run))) }
             let result = pass.run(
-                request, configuration: configuration.withLock { $0 }, shouldStop: { [self] in isStopping },
-                progress: { [self] in post(.progress($0)) })
+                request, configuration: configuration.withLock { $0 }, shouldStop: { [self] in isStopping })
             // A pass's buffers (listings, cards, HTTP bodies) are free now: give the pages back until the next one.
             malloc_trim(0)
             post(.passFinished(result))

@@ -67,10 +67,10 @@ final class DaemonFixture {
     }
 
     func previewAndArm() {
-        daemon.pageRequests.post(.preview(run: run))
+        daemon.pageRequests.post(.undo(.preview(run: run)))
         turn("the preview") { $0.undo?.phase == .previewed }
         #expect(snapshot.undo?.reverted == Self.changed)
-        daemon.pageRequests.post(.arm(run: run))
+        daemon.pageRequests.post(.undo(.arm(run: run)))
         turn("armed") { $0.undo?.phase == .armed }
     }
 }
@@ -89,7 +89,7 @@ struct DaemonUndoTests {
         #expect(fixture.snapshot.leds.map(\.pattern) == ["blinking 0.5 Hz", "blinking 0.5 Hz", "blinking 0.5 Hz"])
         #expect(fixture.panel.levels == LEDLevels(power: true, sync: true, error: true))
 
-        fixture.daemon.buttonPressed(long: true)
+        fixture.daemon.send(.button(.long))
         fixture.turn("the undo and its pass") { $0.undo?.phase == .done && $0.state == "idle" }
         let undo = try #require(fixture.snapshot.undo)
         #expect(undo.reverted == DaemonFixture.changed)
@@ -114,7 +114,7 @@ struct DaemonUndoTests {
         #expect(fixture.daemon.panel.look == PanelState.idle.look)
         // A long press now is the ordinary one: a pass, and no undo.
         let passes = fixture.snapshot.counters.syncRuns["ok", default: 0]
-        fixture.daemon.buttonPressed(long: true)
+        fixture.daemon.send(.button(.long))
         fixture.turn("the long press's pass") { $0.counters.syncRuns["ok", default: 0] == passes + 1 }
         #expect(fixture.snapshot.undo?.phase == .expired)
         #expect(fixture.renamedInFolder() == DaemonFixture.changed)
@@ -124,7 +124,7 @@ struct DaemonUndoTests {
     func shortPressCancels() throws {
         let fixture = try DaemonFixture()
         fixture.previewAndArm()
-        fixture.daemon.buttonPressed(long: false)
+        fixture.daemon.send(.button(.short))
         #expect(fixture.snapshot.undo?.phase == .cancelled)
         fixture.turn("the ordinary look") { _ in fixture.daemon.panel.look == PanelState.idle.look }
         #expect(fixture.snapshot.events.contains { $0.message.hasPrefix("Button pressed: undo cancelled") })

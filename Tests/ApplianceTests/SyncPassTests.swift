@@ -10,11 +10,28 @@ import VCard
 
 @testable import Appliance
 
+/// A pass's news, in order, and what the main loop's core makes of them: what the page would show.
+final class PassNews {
+    var events: [SyncWorker.Event] = []
+    var core = ApplianceCore(sync: SyncSettings(), now: 0)
+
+    func report(_ event: SyncWorker.Event) {
+        events.append(event)
+        _ = core.handle(.worker(event), at: .current())
+    }
+
+    var shown: StatusBoard.Contents { core.shown }
+
+    var progress: [ApplianceState.SyncActivity] {
+        events.compactMap { if case .progress(let activity) = $0 { activity } else { nil } }
+    }
+}
+
 /// A store with `count` contacts and a configuration with one folder remote, in a fresh temporary directory.
 final class PassFixture {
     let directory: TemporaryDirectory
     let store: ContactStore
-    let board = StatusBoard(version: "test", build: "test")
+    let news = PassNews()
     var configuration: Configuration
     var online = true
 
@@ -41,8 +58,9 @@ final class PassFixture {
 
     func makePass() -> SyncPass {
         let online = online
+        let news = news
         return SyncPass(
-            store: store, board: board, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            store: store, news: { news.report($0) }, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
             userAgent: "test", isOnline: { online })
     }
 
@@ -61,13 +79,13 @@ final class PassFixture {
 
 @Suite("A sync pass and the appliance's state")
 struct SyncPassTests {
-    @Test("a pass sends the store to the folder, ends idle, and the board counts it")
+    @Test("a pass sends the store to the folder, ends idle, and its news count it for the page")
     func success() throws {
         let fixture = try PassFixture(contacts: 150)
         let result = fixture.run()
         #expect(result == SyncPass.Result(state: .idle, schedule: .done))
         #expect(fixture.files().count == 150)
-        let snapshot = fixture.board.snapshot()
+        let snapshot = fixture.news.shown
         #expect(snapshot.contacts == 150)
         #expect(snapshot.remotes.map(\.name) == ["nas"])
         #expect(snapshot.remotes.first?.lastResult == "ok")
@@ -79,19 +97,16 @@ struct SyncPassTests {
         #expect(lastPass >= .zero && lastPass < .seconds(60))
     }
 
-    @Test("a pass reports each remote and how far it is, and leaves the appliance's state to the main loop")
+    @Test("a pass reports each remote and how far it is")
     func progressReported() throws {
         let fixture = try PassFixture(contacts: 150)
-        var reported: [ApplianceState.SyncActivity] = []
-        _ = fixture.makePass().run(
-            SyncRequest(.button), configuration: fixture.configuration, shouldStop: { false },
-            progress: { reported.append($0) })
+        _ = fixture.run()
+        let reported = fixture.news.progress
         #expect(reported.first == ApplianceState.SyncActivity(remote: "nas"))
         #expect(reported.contains(ApplianceState.SyncActivity(remote: "nas", phase: "Sending", done: 100, total: 150)))
         #expect(reported.last == ApplianceState.SyncActivity(remote: "nas", phase: "Sending", done: 150, total: 150))
         // What the page and systemd's status line say, as before the worker sent events.
         #expect(reported.last.map { ApplianceState.syncing($0).summary } == "Syncing nas: sending 150 of 150")
-        #expect(fixture.board.state == .starting)
     }
 
     @Test("a folder that is gone needs attention (unreachable), names the folder, and is retried")
@@ -104,7 +119,7 @@ struct SyncPassTests {
         }
         #expect(reason.contains(fixture.folder))
         #expect(result.schedule == .retryLater)
-        #expect(fixture.board.snapshot().remotes.first?.lastResult == "failed")
+        #expect(fixture.news.shown.remotes.first?.lastResult == "failed")
     }
 
     @Test("a folder emptied behind the store's back holds the deletions until confirmed")
@@ -121,7 +136,7 @@ struct SyncPassTests {
         let confirmed = fixture.run(SyncRequest(.longPress, confirmDeletions: true))
         #expect(confirmed.state == .idle)
         #expect(try fixture.store.count() == 0)
-        #expect(fixture.board.snapshot().contacts == 0)
+        #expect(fixture.news.shown.contacts == 0)
     }
 
     @Test("a password file that is missing needs attention for the login, and says which file")
@@ -155,24 +170,24 @@ struct SyncPassTests {
             }
         }
         #expect(result.state == .idle)
-        #expect(fixture.board.snapshot().remotes.first?.lastResult == "interrupted")
+        #expect(fixture.news.shown.remotes.first?.lastResult == "interrupted")
         #expect((1..<350).contains(fixture.files().count))
         _ = fixture.run()
         #expect(fixture.files().count == 350)
     }
 
-    @Test("the history of earlier runs is on the board before the first pass")
+    @Test("the history of earlier runs is reported before the first pass")
     func history() throws {
         let fixture = try PassFixture(contacts: 5)
         _ = fixture.run()
-        let later = StatusBoard(version: "test", build: "test")
+        let later = PassNews()
         let pass = SyncPass(
-            store: fixture.store, board: later, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-            userAgent: "test", isOnline: { true })
+            store: fixture.store, news: { later.report($0) },
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, userAgent: "test", isOnline: { true })
         try pass.loadHistory(fixture.configuration)
-        #expect(later.snapshot().remotes.first?.lastResult == "ok")
-        #expect(later.snapshot().remotes.first?.counts.uploaded == 5)
-        #expect(later.snapshot().contacts == 5)
+        #expect(later.shown.remotes.first?.lastResult == "ok")
+        #expect(later.shown.remotes.first?.counts.uploaded == 5)
+        #expect(later.shown.contacts == 5)
     }
 }
 
@@ -188,10 +203,9 @@ struct SyncWorkerTests {
             worker.request(SyncRequest(trigger))
         }
         let storePath = fixture.directory.file("contacts.sqlite")
-        let board = fixture.board
-        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) {
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { report in
             SyncPass(
-                store: try ContactStore(path: storePath), board: board,
+                store: try ContactStore(path: storePath), news: report,
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, userAgent: "test",
                 isOnline: { true })
         }
@@ -216,7 +230,7 @@ struct SyncWorkerTests {
         let fixture = try PassFixture(contacts: 0)
         let wake = try WakeUp()
         let worker = try SyncWorker(configuration: fixture.configuration, mainLoop: wake)
-        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) {
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { _ in
             throw ApplianceError("disk on fire")
         }
         var events: [SyncWorker.Event] = []

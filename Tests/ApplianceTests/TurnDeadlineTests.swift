@@ -48,7 +48,7 @@ struct TurnDeadlineTests {
                 == SyncPass.Result(
                     state: .needsAttention(.unreachable, reason: "slow could not be synced: \(words)"),
                     schedule: .retryLater))
-        let remotes = fixture.board.snapshot().remotes
+        let remotes = fixture.news.shown.remotes
         #expect(remotes.map(\.name) == ["slow", "nas"])
         #expect(remotes.first?.lastResult == "failed")
         #expect(remotes.last?.lastResult == "ok")

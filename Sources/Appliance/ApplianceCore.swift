@@ -1,0 +1,285 @@
+import Config
+import FrontPanel
+import Logging
+import StatusServer
+import SystemSupport
+
+/// The daemon's decisions, as the `Planner` is the sync's: `(state, event, now) -> (state, [effect])`, pure, tested
+/// without threads or waiting. It owns the appliance's state and what the page shows of it, the `Scheduler`, the
+/// `UndoConfirmation` and the LED look. The `Daemon` around it is the only caller: it turns the button, signals, the
+/// network, the page's requests and the worker's news into events, carries out the effects (a pass asked of the
+/// worker, a line logged), and draws the core on the LEDs, the board and systemd's status line.
+public struct ApplianceCore: Sendable, Equatable {
+    /// An instant of both clocks: monotonic milliseconds for what is due, unix seconds for what the page shows.
+    public struct Now: Sendable, Equatable {
+        public var monotonic: Int64
+        public var wall: Int64
+
+        public init(monotonic: Int64, wall: Int64) {
+            self.monotonic = monotonic
+            self.wall = wall
+        }
+
+        public static func current() -> Now { Now(monotonic: monotonicMillis(), wall: wallClockSeconds()) }
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// The services are up: idle until the first pass says otherwise.
+        case started
+        /// Time passed: an armed undo may expire, a pass may be due.
+        case tick
+        /// The worker's news, in the order it posted them.
+        case worker(SyncWorker.Event)
+        case page(PageRequest)
+        case button(ButtonPress)
+        case networkBack
+        /// SIGHUP read a configuration without a problem; it is the worker's from now on.
+        case reloaded(Configuration)
+        /// The worker could not start: nothing can be synced.
+        case workerFailed(String)
+        /// SIGTERM or the demo's quit key: the box is going away.
+        case stopping
+    }
+
+    public enum ButtonPress: Sendable, Equatable {
+        case short
+        case long
+        /// A press held long enough to be a long one, not yet released.
+        case longReached
+    }
+
+    public enum Effect: Sendable, Equatable {
+        /// Ask the worker for a pass (merged with one already waiting).
+        case requestPass(SyncRequest)
+        /// Ask the worker for the dry run of undoing a run.
+        case previewUndo(run: Int64)
+        case log(Logger.Level, Logger.Message, Logger.Metadata)
+    }
+
+    /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
+    public static let minimumSyncDisplay = Duration.milliseconds(1_500)
+
+    /// What the page shows, but for the LEDs' levels (the panel's) and the log's events (the log's).
+    public private(set) var shown = StatusBoard.Contents()
+    public private(set) var scheduler: Scheduler
+    public private(set) var undo = UndoConfirmation()
+    private var showSyncingUntil: Int64 = 0
+    /// A pass asked for has not started yet: the worker may take a while to open the store (or to finish the pass
+    /// before), and the LEDs must not show idle meanwhile.
+    private var passAwaited = false
+
+    public init(sync: SyncSettings, now: Int64) {
+        scheduler = Scheduler(interval: sync.interval, fullCheck: sync.fullCheck, now: now)
+    }
+
+    public var state: ApplianceState { shown.state }
+
+    // MARK: Events
+
+    public mutating func handle(_ event: Event, at now: Now) -> [Effect] {
+        var effects: [Effect] = []
+        switch event {
+        case .started:
+            shown.state = .idle
+        case .tick:
+            if undo.expire(at: now.monotonic) { effects.append(undoExpired(run: undo.shown?.run ?? 0)) }
+            if let request = scheduler.due(at: now.monotonic) {
+                // Not due again while the worker picks it up (its own passStarted comes later).
+                scheduler.passStarted(fullCheck: request.fullCheck, at: now.monotonic)
+                effects.append(requestPass(request))
+            }
+        case .worker(let news):
+            effects = handle(news, at: now)
+        case .page(let request):
+            effects = handle(request, at: now)
+        case .button(let press):
+            effects = button(press, at: now.monotonic)
+        case .networkBack:
+            scheduler.networkCameBack(at: now.monotonic)
+            effects.append(.log(.notice, "Network is back", [:]))
+        case .reloaded(let configuration):
+            scheduler.reconfigure(
+                interval: configuration.sync.interval, fullCheck: configuration.sync.fullCheck, now: now.monotonic)
+            effects.append(.log(.notice, "Configuration reloaded", ["remotes": "\(configuration.remotes.count)"]))
+            effects.append(requestPass(SyncRequest(.reload)))
+        case .workerFailed(let message):
+            shown.state = .needsAttention(.storage, reason: "Cannot start syncing: \(message)")
+        case .stopping:
+            shown.state = .stopping
+        }
+        shown.undo = undo.shown
+        return effects
+    }
+
+    private mutating func handle(_ news: SyncWorker.Event, at now: Now) -> [Effect] {
+        switch news {
+        case .passStarted(let request):
+            passAwaited = false
+            scheduler.passStarted(fullCheck: request.fullCheck, at: now.monotonic)
+            showSyncingUntil = now.monotonic + Self.minimumSyncDisplay.wholeMilliseconds
+            return [.log(.info, "Sync pass started", ["sync.reasons": "\(request.reasons)"])]
+        case .progress(let activity):
+            if state != .stopping { shown.state = .syncing(activity) }
+        case .passFinished(let result):
+            scheduler.passFinished(result.schedule, at: now.monotonic)
+            if state != .stopping { shown.state = result.state }
+            var effects: [Effect] = [.log(.info, "Sync pass finished", ["appliance.state": "\(result.state.name)"])]
+            if case .needsAttention(_, let reason) = result.state {
+                effects.append(.log(.warning, "Attention needed", ["appliance.reason": "\(reason)"]))
+            }
+            return effects
+        case .passTook(let duration):
+            shown.lastSync = now.wall
+            shown.counters.lastPass = duration
+        case .storeFailed(let message):
+            // The worker logged it (the journal and the page).
+            shown.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
+        case .historyLoaded(let remotes):
+            shown.remotes = remotes
+        case .remoteSynced(let remote):
+            if let index = shown.remotes.firstIndex(where: { $0.name == remote.name }) {
+                shown.remotes[index] = remote
+            } else {
+                shown.remotes.append(remote)
+            }
+            shown.counters.syncRuns[remote.lastResult, default: 0] += 1
+            shown.counters.items += remote.counts
+        case .contactsCounted(let contacts):
+            shown.contacts = contacts
+        case .restorePoints(let runs):
+            shown.runs = runs
+        case .undoPreviewed(let result):
+            undo.previewed(result)
+            guard result.phase == .failed else { return [] }
+            return [
+                .log(
+                    .warning, "Undo not possible",
+                    ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
+            ]
+        case .undoFinished(let result):
+            undo.finished(result)
+            return [Self.undoFinished(result)]
+        }
+        return []
+    }
+
+    /// The undo's result, in the journal and the page's events: counts only, never names (the events are shown
+    /// without the password).
+    private static func undoFinished(_ result: StatusSnapshot.Undo) -> Effect {
+        guard result.phase == .done else {
+            return .log(.error, "Undo failed", ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
+        }
+        let metadata: Logger.Metadata = [
+            "undo.run": "\(result.run)", "undo.own_run": "\(result.undoRun.map { "\($0)" } ?? "none")",
+            "undo.counts": .string(
+                "\(result.revived) brought back, \(result.reverted) put back, \(result.deleted) deleted, "
+                    + "\(result.skipped) skipped"),
+        ]
+        return result.skipped > 0
+            ? .log(.warning, "Undo done; contacts changed since the run were left alone", metadata)
+            : .log(.notice, "Undo done", metadata)
+    }
+
+    /// A request from the status page (the server's thread posted it to `PageRequests`).
+    private mutating func handle(_ request: PageRequest, at now: Now) -> [Effect] {
+        switch request {
+        case .syncNow:
+            return [.log(.notice, "Status page: sync now", [:]), requestPass(SyncRequest(.statusPage))]
+        case .undo(.preview(let run)):
+            guard undo.preview(run: run) else {
+                return [.log(.notice, "Undo preview refused: another undo waits for the button or runs", [:])]
+            }
+            return [.log(.info, "Status page: undo preview", ["undo.run": "\(run)"]), .previewUndo(run: run)]
+        case .undo(.arm(let run)):
+            guard undo.arm(run: run, at: now.monotonic, wallClock: now.wall) else {
+                return [.log(.notice, "Undo not armed: its preview is not the one shown", ["undo.run": "\(run)"])]
+            }
+            return [
+                .log(
+                    .notice, "Undo armed on the status page: hold the button for 3 seconds to confirm",
+                    ["undo.run": "\(run)", "undo.deadline": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
+            ]
+        case .undo(.cancel):
+            guard undo.cancel() else { return [] }
+            return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
+        }
+    }
+
+    /// A short press syncs now; a long press confirms held deletions, or clears an error and retries. While an undo
+    /// is armed the button answers it and nothing else (`UndoConfirmation`): long confirms, short cancels.
+    private mutating func button(_ press: ButtonPress, at now: Int64) -> [Effect] {
+        let long: Bool
+        switch press {
+        case .longReached: return [.log(.info, "Long press: release to confirm", [:])]
+        case .short: long = false
+        case .long: long = true
+        }
+        shown.counters.buttonPresses += 1
+        let run = undo.shown?.run ?? 0
+        switch undo.button(long: long, at: now) {
+        case .notArmed:
+            break
+        case .confirmed(let run):
+            return [
+                .log(.notice, "Long press: undo confirmed", ["undo.run": "\(run)"]),
+                requestPass(SyncRequest(.undo, undoRun: run)),
+            ]
+        case .cancelled:
+            return [.log(.notice, "Button pressed: undo cancelled", ["undo.run": "\(run)"])]
+        case .expired:
+            return [undoExpired(run: run)]
+        }
+        guard long else { return [.log(.notice, "Button pressed: sync now", [:]), requestPass(SyncRequest(.button))] }
+        let confirming = state.panel == .attention(.deletionsHeld)
+        shown.state = .idle
+        return [
+            .log(
+                .notice, confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying",
+                [:]),
+            requestPass(SyncRequest(.longPress, confirmDeletions: confirming)),
+        ]
+    }
+
+    private func undoExpired(run: Int64) -> Effect {
+        .log(
+            .notice, "Undo not confirmed at the box in time: cancelled",
+            ["undo.run": "\(run)", "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
+    }
+
+    /// Asks the worker for a pass; the sync LED blinks from now until it has run.
+    private mutating func requestPass(_ request: SyncRequest) -> Effect {
+        passAwaited = true
+        return .requestPass(request)
+    }
+
+    // MARK: What it looks like
+
+    /// The LEDs' look at `now`. An armed undo asks for the button whatever else goes on: its look wins until it is
+    /// answered or expires. A pass asked for, or one that ended less than `minimumSyncDisplay` after it started,
+    /// blinks the sync LED on an idle box.
+    public func look(at now: Int64) -> PanelState {
+        if undo.isArmed { return .awaitingLongPress }
+        if state == .idle && (now < showSyncingUntil || passAwaited) { return .syncing }
+        return state.panel
+    }
+
+    /// systemd's status line and the simulated panel's.
+    public var statusLine: String {
+        undo.isArmed
+            ? "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)" : state.summary
+    }
+
+    /// Unix seconds of the next scheduled pass; nil while one runs.
+    public func nextSync(at now: Now) -> Int64? {
+        scheduler.nextPass == .max ? nil : now.wall + (scheduler.nextPass - now.monotonic + 999) / 1000
+    }
+
+    /// When the core next changes on its own (a pass due, the syncing look's end, an undo's deadline); `Int64.max`
+    /// when only an event can change it.
+    public func nextWake(after now: Int64) -> Int64 {
+        var wakeAt = scheduler.nextPass
+        if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
+        if let deadline = undo.nextWake { wakeAt = min(wakeAt, deadline) }
+        return wakeAt
+    }
+}

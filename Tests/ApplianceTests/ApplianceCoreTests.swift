@@ -1,0 +1,270 @@
+import Config
+import FrontPanel
+import StatusServer
+import SystemSupport
+import Testing
+
+@testable import Appliance
+
+/// The daemon's decisions, driven by hand: events in, effects and the look out, on a clock the test moves.
+struct CoreDriver {
+    var core = ApplianceCore(sync: SyncSettings(interval: .seconds(900), fullCheck: .seconds(86_400)), now: 0)
+    var now: Int64 = 0
+    static let wallAtZero: Int64 = 1_700_000_000
+
+    /// The effects of `event` at the driver's clock.
+    mutating func send(_ event: ApplianceCore.Event) -> [ApplianceCore.Effect] {
+        core.handle(event, at: ApplianceCore.Now(monotonic: now, wall: Self.wallAtZero + now / 1000))
+    }
+
+    /// Only the passes asked for, of some effects.
+    static func passes(_ effects: [ApplianceCore.Effect]) -> [SyncRequest] {
+        effects.compactMap { if case .requestPass(let request) = $0 { request } else { nil } }
+    }
+
+    static func messages(_ effects: [ApplianceCore.Effect]) -> [String] {
+        effects.compactMap { if case .log(_, let message, _) = $0 { message.description } else { nil } }
+    }
+
+    var look: PanelState { core.look(at: now) }
+
+    /// Starts the box, asks for the start-up pass, and runs it to `state` `duration` later.
+    mutating func startAndRun(to state: ApplianceState, schedule: Scheduler.PassResult = .done, taking duration: Int64)
+    {
+        _ = send(.started)
+        let request = Self.passes(send(.tick))
+        #expect(request == [SyncRequest(.startup)])
+        runPass(request[0], to: state, schedule: schedule, taking: duration)
+    }
+
+    mutating func runPass(
+        _ request: SyncRequest, to state: ApplianceState, schedule: Scheduler.PassResult = .done, taking duration: Int64
+    ) {
+        _ = send(.worker(.passStarted(request)))
+        _ = send(.worker(.progress(ApplianceState.SyncActivity(remote: "nas"))))
+        now += duration
+        _ = send(.worker(.passTook(.milliseconds(duration))))
+        _ = send(.worker(.passFinished(SyncPass.Result(state: state, schedule: schedule))))
+    }
+}
+
+@Suite("The daemon's core: its decisions without threads")
+struct ApplianceCoreTests {
+    @Test("start-up: idle, the first pass due at once, the sync LED blinking until it has started and 1.5 s more")
+    func startUp() {
+        var driver = CoreDriver()
+        #expect(driver.look == .starting)
+        #expect(driver.send(.started).isEmpty)
+        #expect(driver.core.state == .idle)
+        #expect(CoreDriver.passes(driver.send(.tick)) == [SyncRequest(.startup)])
+        // Asked for, not yet started (the worker opens the store): not idle on the LEDs.
+        #expect(driver.look == .syncing)
+        // Not asked for twice while it waits for the worker.
+        driver.now = 5_000
+        #expect(driver.send(.tick).isEmpty)
+        #expect(driver.look == .syncing)
+        _ = driver.send(.worker(.passStarted(SyncRequest(.startup))))
+        _ = driver.send(.worker(.passTook(.milliseconds(100))))
+        _ = driver.send(.worker(.passFinished(SyncPass.Result(state: .idle, schedule: .done))))
+        // A pass of 0.1 s is still seen for 1.5 s, and the loop is woken when it ends.
+        #expect(driver.look == .syncing)
+        #expect(driver.core.nextWake(after: driver.now) == 6_500)
+        driver.now = 6_500
+        #expect(driver.look == .idle)
+        #expect(driver.core.shown.lastSync == CoreDriver.wallAtZero + 5)
+        #expect(driver.core.shown.counters.lastPass == .milliseconds(100))
+        // The next pass one interval after this one ended, on the page in unix seconds.
+        #expect(driver.core.nextWake(after: driver.now) == 905_000)
+        let now = ApplianceCore.Now(monotonic: driver.now, wall: CoreDriver.wallAtZero + 6)
+        #expect(driver.core.nextSync(at: now) == CoreDriver.wallAtZero + 905)
+        driver.now = 905_000
+        #expect(CoreDriver.passes(driver.send(.tick)) == [SyncRequest(.interval)])
+        #expect(driver.core.nextSync(at: now) == nil)
+    }
+
+    @Test("the worker's progress is the state while a pass runs, and the state it ends in stays")
+    func progressAndResult() {
+        var driver = CoreDriver()
+        _ = driver.send(.started)
+        _ = driver.send(.tick)
+        _ = driver.send(.worker(.passStarted(SyncRequest(.startup))))
+        let activity = ApplianceState.SyncActivity(remote: "icloud", phase: "Sending", done: 100, total: 150)
+        _ = driver.send(.worker(.progress(activity)))
+        #expect(driver.core.state == .syncing(activity))
+        #expect(driver.core.statusLine == "Syncing icloud: sending 100 of 150")
+        #expect(driver.look == .syncing)
+        let login = ApplianceState.needsAttention(.login, reason: "icloud refused the login: 401")
+        let effects = driver.send(.worker(.passFinished(SyncPass.Result(state: login, schedule: .done))))
+        #expect(CoreDriver.messages(effects) == ["Sync pass finished", "Attention needed"])
+        #expect(driver.core.state == login)
+        #expect(driver.look == .attention(.login))
+        #expect(driver.core.statusLine == "icloud refused the login: 401")
+    }
+
+    @Test("each remote's result, the contacts and the restore points reach the page through the core")
+    func news() {
+        var driver = CoreDriver()
+        let before = StatusSnapshot.Remote(name: "nas", kind: "vdir", lastResult: "never")
+        _ = driver.send(.worker(.historyLoaded([before])))
+        #expect(driver.core.shown.remotes == [before])
+        var counts = SyncCounts()
+        counts.uploaded = 3
+        let synced = StatusSnapshot.Remote(name: "nas", kind: "vdir", lastResult: "ok", lastSync: 1, counts: counts)
+        _ = driver.send(.worker(.remoteSynced(synced)))
+        _ = driver.send(.worker(.remoteSynced(synced)))
+        let cloud = StatusSnapshot.Remote(name: "cloud", kind: "carddav", lastResult: "failed")
+        _ = driver.send(.worker(.remoteSynced(cloud)))
+        #expect(driver.core.shown.remotes == [synced, cloud])
+        #expect(driver.core.shown.counters.syncRuns == ["ok": 2, "failed": 1])
+        #expect(driver.core.shown.counters.items.uploaded == 6)
+        _ = driver.send(.worker(.contactsCounted(42)))
+        #expect(driver.core.shown.contacts == 42)
+        let run = StatusSnapshot.Run(
+            id: 9, kind: "sync", remote: "nas", startedAt: 1, finishedAt: 2, outcome: "ok", created: 1, updated: 0,
+            deleted: 0, remoteCounts: nil, note: nil)
+        _ = driver.send(.worker(.restorePoints([run])))
+        #expect(driver.core.shown.runs == [run])
+        _ = driver.send(.worker(.storeFailed("disk I/O error")))
+        #expect(driver.core.state.attentionName == "storage")
+        #expect(driver.look == .attention(.storage))
+    }
+
+    @Test("a short press syncs now and is counted; the page's sync now does the same")
+    func shortPress() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        let effects = driver.send(.button(.short))
+        #expect(CoreDriver.passes(effects) == [SyncRequest(.button)])
+        #expect(CoreDriver.messages(effects) == ["Button pressed: sync now"])
+        #expect(driver.core.shown.counters.buttonPresses == 1)
+        #expect(driver.look == .syncing)
+        #expect(CoreDriver.passes(driver.send(.page(.syncNow))) == [SyncRequest(.statusPage)])
+        #expect(driver.core.shown.counters.buttonPresses == 1)
+        // Reaching the long press's 3 s is news for the journal only.
+        #expect(CoreDriver.messages(driver.send(.button(.longReached))) == ["Long press: release to confirm"])
+        #expect(driver.core.shown.counters.buttonPresses == 1)
+    }
+
+    @Test("a long press confirms held deletions, or clears an error and retries")
+    func longPress() {
+        var driver = CoreDriver()
+        let held = ApplianceState.needsAttention(.deletionsHeld, reason: "40 of 40 deletions held at nas")
+        driver.startAndRun(to: held, taking: 2_000)
+        #expect(driver.look == .attention(.deletionsHeld))
+        var effects = driver.send(.button(.long))
+        #expect(CoreDriver.passes(effects) == [SyncRequest(.longPress, confirmDeletions: true)])
+        #expect(CoreDriver.messages(effects) == ["Long press: deletions confirmed"])
+        #expect(driver.core.state == .idle)
+        driver.runPass(SyncRequest(.longPress), to: .needsAttention(.unreachable, reason: "nas is gone"), taking: 2_000)
+        effects = driver.send(.button(.long))
+        #expect(CoreDriver.passes(effects) == [SyncRequest(.longPress)])
+        #expect(CoreDriver.messages(effects) == ["Long press: clearing the error and retrying"])
+    }
+
+    @Test("the undo: previewed, armed, the waiting look wins, a long press undoes that run and nothing else")
+    func undoConfirmed() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .needsAttention(.deletionsHeld, reason: "held"), taking: 2_000)
+        #expect(driver.send(.page(.undo(.preview(run: 7)))).contains(.previewUndo(run: 7)))
+        #expect(driver.core.shown.undo?.phase == .checking)
+        // Another preview waits: the one asked for is being worked out.
+        _ = driver.send(.page(.undo(.arm(run: 7))))
+        #expect(driver.core.shown.undo?.phase == .checking)
+        _ = driver.send(.worker(.undoPreviewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 3))))
+        #expect(driver.core.shown.undo?.reverted == 3)
+        _ = driver.send(.page(.undo(.arm(run: 7))))
+        #expect(driver.core.shown.undo?.phase == .armed)
+        #expect(driver.core.shown.undo?.deadline == CoreDriver.wallAtZero + 2 + 120)
+        #expect(driver.look == .awaitingLongPress)
+        #expect(driver.core.statusLine == "Waiting for a long press to undo run 7 (a short press cancels)")
+        #expect(driver.core.nextWake(after: driver.now) == 2_000 + 120_000)
+        // A second page cannot start another undo meanwhile.
+        #expect(!driver.send(.page(.undo(.preview(run: 8)))).contains(.previewUndo(run: 8)))
+        let effects = driver.send(.button(.long))
+        // The undo, not the held deletions: those wait for a long press of their own.
+        #expect(CoreDriver.passes(effects) == [SyncRequest(.undo, undoRun: 7)])
+        #expect(driver.core.shown.undo?.phase == .confirmed)
+        #expect(driver.look == .attention(.deletionsHeld))
+        let done = StatusSnapshot.Undo(run: 7, phase: .done, reverted: 3, undoRun: 11)
+        #expect(CoreDriver.messages(driver.send(.worker(.undoFinished(done)))) == ["Undo done"])
+        #expect(driver.core.shown.undo == done)
+    }
+
+    @Test("an armed undo: a short press cancels it and is no sync; without a press it expires at its deadline")
+    func undoCancelledOrExpired() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        func arm(_ driver: inout CoreDriver) {
+            _ = driver.send(.page(.undo(.preview(run: 7))))
+            _ = driver.send(.worker(.undoPreviewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 3))))
+            _ = driver.send(.page(.undo(.arm(run: 7))))
+            #expect(driver.look == .awaitingLongPress)
+        }
+        arm(&driver)
+        var effects = driver.send(.button(.short))
+        #expect(CoreDriver.passes(effects).isEmpty)
+        #expect(CoreDriver.messages(effects) == ["Button pressed: undo cancelled"])
+        #expect(driver.core.shown.undo?.phase == .cancelled)
+        #expect(driver.look == .idle)
+
+        arm(&driver)
+        driver.now += 119_999
+        #expect(driver.send(.tick).isEmpty)
+        driver.now += 1
+        effects = driver.send(.tick)
+        #expect(CoreDriver.messages(effects) == ["Undo not confirmed at the box in time: cancelled"])
+        #expect(driver.core.shown.undo?.phase == .expired)
+        #expect(driver.look == .idle)
+        // The next long press is the ordinary one.
+        #expect(CoreDriver.passes(driver.send(.button(.long))) == [SyncRequest(.longPress)])
+    }
+
+    @Test("offline: retried after 30 s, sooner when the network comes back")
+    func offline() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .offline, schedule: .retryLater, taking: 1_000)
+        #expect(driver.look == .offline)
+        // Woken when the pass's 1.5 s on the LEDs end (nothing shows then: offline is not idle), then for the retry.
+        #expect(driver.core.nextWake(after: driver.now) == 1_500)
+        #expect(driver.core.nextWake(after: 1_500) == 31_000)
+        driver.now = 10_000
+        #expect(CoreDriver.messages(driver.send(.networkBack)) == ["Network is back"])
+        driver.now = 12_000
+        #expect(CoreDriver.passes(driver.send(.tick)) == [SyncRequest(.networkBack)])
+    }
+
+    @Test("a reload takes the new interval and syncs with the new configuration")
+    func reload() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 1_000)
+        var configuration = Configuration(storePath: "/tmp/none.sqlite", remotes: [])
+        configuration.sync.interval = .seconds(60)
+        let effects = driver.send(.reloaded(configuration))
+        #expect(CoreDriver.passes(effects) == [SyncRequest(.reload)])
+        #expect(CoreDriver.messages(effects) == ["Configuration reloaded"])
+        _ = driver.send(.worker(.passStarted(SyncRequest(.reload))))
+        _ = driver.send(.worker(.passFinished(SyncPass.Result(state: .idle, schedule: .done))))
+        #expect(driver.core.scheduler.nextPass == driver.now + 60_000)
+    }
+
+    @Test("stopping: dark, and news of the pass still running changes nothing")
+    func stopping() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 1_000)
+        _ = driver.send(.worker(.passStarted(SyncRequest(.button))))
+        _ = driver.send(.stopping)
+        _ = driver.send(.worker(.progress(ApplianceState.SyncActivity(remote: "nas"))))
+        _ = driver.send(.worker(.passFinished(SyncPass.Result(state: .idle, schedule: .done))))
+        #expect(driver.core.state == .stopping)
+        #expect(driver.look == .stopped)
+    }
+
+    @Test("a worker that cannot start leaves the store's look and says why")
+    func workerFailed() {
+        var driver = CoreDriver()
+        _ = driver.send(.started)
+        _ = driver.send(.workerFailed("no thread"))
+        #expect(driver.core.state == .needsAttention(.storage, reason: "Cannot start syncing: no thread"))
+        #expect(driver.look == .attention(.storage))
+    }
+}

@@ -42,7 +42,7 @@ public final class Daemon {
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
     let pageRequests: PageRequests
-    /// The decisions: state, schedule, undo, LED look. Changed only by `send`.
+    /// The decisions: state, schedule, undo, LED look. Changed only by `apply`.
     private(set) var core: ApplianceCore
     private(set) var configuration: Configuration
     var server: StatusServer?
@@ -108,9 +108,9 @@ public final class Daemon {
     /// board, the status line and the watchdog.
     func step(at now: Int64) {
         let instant = ApplianceCore.Now(monotonic: now, wall: wallClockSeconds())
-        for news in worker.takeEvents() { send(.worker(news), at: instant) }
-        for request in pageRequests.take() { send(.page(request), at: instant) }
-        send(.tick, at: instant)
+        for news in worker.takeEvents() { apply(.worker(news), at: instant) }
+        for request in pageRequests.take() { apply(.page(request), at: instant) }
+        apply(.tick, at: instant)
         panel.show(core.look(at: now), at: now)
         publish(at: instant)
         let summary = core.statusLine
@@ -125,8 +125,14 @@ public final class Daemon {
         }
     }
 
-    /// The one way the core changes: the event goes in, its effects are carried out, and the board shows the result.
+    /// An event from outside a turn (the button, the network, a signal): taken in, and the board shows the result.
     func send(_ event: ApplianceCore.Event, at now: ApplianceCore.Now = .current()) {
+        apply(event, at: now)
+        publish(at: now)
+    }
+
+    /// The one way the core changes: the event goes in, and its effects are carried out.
+    private func apply(_ event: ApplianceCore.Event, at now: ApplianceCore.Now) {
         for effect in core.handle(event, at: now) {
             switch effect {
             case .requestPass(let request): worker.request(request)
@@ -134,7 +140,6 @@ public final class Daemon {
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }
-        publish(at: now)
     }
 
     /// The core's view on the board, with the LEDs as the panel drives them.

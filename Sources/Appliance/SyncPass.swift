@@ -8,9 +8,9 @@ import Sync
 import SystemSupport
 
 /// One pass over every configured remote, one after the other, as the sync worker runs it: opens each remote and
-/// syncs it. What the page shows of it goes out as news: where the pass is, each remote's result, the
-/// contact count, the restore points. The main loop's `ApplianceCore` alone turns them into the appliance's state.
-/// Owns the store connection; lives on the worker's thread.
+/// syncs it. What the page shows of it goes out as news: where the pass is, each remote's result, the contact
+/// count, the restore points. The main loop's `ApplianceCore` alone turns them into the appliance's state. Owns the
+/// store connection; lives on the worker's thread.
 public final class SyncPass {
     let store: ContactStore
     /// The worker's mailbox (a test's list).
@@ -144,7 +144,7 @@ public final class SyncPass {
     private func record(_ report: SyncReport, for remote: RemoteSettings, logger: Logger) {
         let result = Self.resultName(report.outcome)
         let counts = report.counts
-        self.news(
+        news(
             .remoteSynced(
                 StatusSnapshot.Remote(
                     name: remote.name, kind: remote.kindName, lastResult: result, lastSync: wallClockSeconds(),

@@ -79,7 +79,7 @@ let package = Package(
         // The status page, its JSON and the Prometheus metrics, over libmicrohttpd.
         .target(
             name: "StatusServer",
-            dependencies: ["CMicroHTTPD", "SafeText", "SystemSupport", logging]),
+            dependencies: ["CCrypto", "CMicroHTTPD", "SafeText", "SystemSupport", logging]),
         .target(
             name: "Appliance",
             dependencies: [

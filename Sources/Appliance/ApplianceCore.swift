@@ -6,7 +6,7 @@ import SystemSupport
 
 /// The daemon's decisions, as the `Planner` is the sync's: `(state, event, now) -> (state, [effect])`, pure, tested
 /// without threads or waiting. It owns the appliance's state and what the page shows of it, the `Scheduler`, the
-/// `UndoConfirmation` and the LED look. The `Daemon` around it is the only caller: it turns the button, signals, the
+/// `UndoConfirmation`, the `PairingWindow` and the LED look. The `Daemon` around it is the only caller: it turns the button, signals, the
 /// network, the page's requests and the worker's news into events, carries out the effects (a pass asked of the
 /// worker, a line logged), and draws the core on the LEDs, the board and systemd's status line.
 public struct ApplianceCore: Sendable, Equatable {
@@ -46,6 +46,9 @@ public struct ApplianceCore: Sendable, Equatable {
         case long
         /// A press held long enough to be a long one, not yet released.
         case longReached
+        /// Held 10 s: forget every paired browser.
+        case hold
+        case holdReached
     }
 
     public enum Effect: Sendable, Equatable {
@@ -53,6 +56,10 @@ public struct ApplianceCore: Sendable, Equatable {
         case requestPass(SyncRequest)
         /// Ask the worker for the dry run of undoing a run.
         case previewUndo(run: Int64)
+        /// The button paired the browser whose request waited (`approved`), or the request ended without it.
+        case pairingDecided(id: String, approved: Bool)
+        /// A hold of the button: every paired browser is forgotten.
+        case forgetPairings
         case log(Logger.Level, Logger.Message, Logger.Metadata)
     }
 
@@ -63,13 +70,17 @@ public struct ApplianceCore: Sendable, Equatable {
     public private(set) var shown = StatusBoard.Contents()
     public private(set) var scheduler: Scheduler
     public private(set) var undo = UndoConfirmation()
+    public private(set) var pairing = PairingWindow()
+    /// How many address books are configured: none, and idle is "needs setup".
+    public private(set) var remotes: Int
     private var showSyncingUntil: Int64 = 0
     /// A pass asked for has not started yet: the worker may take a while to open the store (or to finish the pass
     /// before), and the LEDs must not show idle meanwhile.
     private var passAwaited = false
 
-    public init(sync: SyncSettings, now: Int64) {
+    public init(sync: SyncSettings, remotes: Int, now: Int64) {
         scheduler = Scheduler(interval: sync.interval, fullCheck: sync.fullCheck, now: now)
+        self.remotes = remotes
     }
 
     public var state: ApplianceState { shown.state }
@@ -80,9 +91,15 @@ public struct ApplianceCore: Sendable, Equatable {
         var effects: [Effect] = []
         switch event {
         case .started:
-            shown.state = .idle
+            shown.state = settled(.idle)
         case .tick:
             if undo.expire(at: now.monotonic) { effects.append(undoExpired(run: undo.shown?.run ?? 0)) }
+            if let request = pairing.expire(at: now.monotonic) {
+                effects += [
+                    .log(.notice, "Pairing not confirmed at the box in time", ["pairing.client": "\(request.address)"]),
+                    .pairingDecided(id: request.id, approved: false),
+                ]
+            }
             if let request = scheduler.due(at: now.monotonic) {
                 // Not due again while the worker picks it up (its own passStarted comes later).
                 scheduler.passStarted(fullCheck: request.fullCheck, at: now.monotonic)
@@ -98,6 +115,8 @@ public struct ApplianceCore: Sendable, Equatable {
             scheduler.networkCameBack(at: now.monotonic)
             effects.append(.log(.notice, "Network is back", [:]))
         case .reloaded(let configuration):
+            remotes = configuration.remotes.count
+            if state == .needsSetup || state == .idle { shown.state = settled(.idle) }
             scheduler.reconfigure(
                 interval: configuration.sync.interval, fullCheck: configuration.sync.fullCheck, now: now.monotonic)
             effects.append(.log(.notice, "Configuration reloaded", ["remotes": "\(configuration.remotes.count)"]))
@@ -122,7 +141,7 @@ public struct ApplianceCore: Sendable, Equatable {
             if state != .stopping { shown.state = .syncing(activity) }
         case .passFinished(let result):
             scheduler.passFinished(result.schedule, at: now.monotonic)
-            if state != .stopping { shown.state = result.state }
+            if state != .stopping { shown.state = settled(result.state) }
             var effects: [Effect] = [.log(.info, "Sync pass finished", ["appliance.state": "\(result.state.name)"])]
             if case .needsAttention(_, let reason) = result.state {
                 effects.append(.log(.warning, "Attention needed", ["appliance.reason": "\(reason)"]))
@@ -191,6 +210,9 @@ public struct ApplianceCore: Sendable, Equatable {
             }
             return [.log(.info, "Status page: undo preview", ["undo.run": "\(run)"]), .previewUndo(run: run)]
         case .undo(.arm(let run)):
+            guard !pairing.isOpen else {
+                return [.log(.notice, "Undo not armed: a browser waits to be paired", ["undo.run": "\(run)"])]
+            }
             guard undo.arm(run: run, at: now.monotonic, wallClock: now.wall) else {
                 return [.log(.notice, "Undo not armed: its preview is not the one shown", ["undo.run": "\(run)"])]
             }
@@ -202,6 +224,21 @@ public struct ApplianceCore: Sendable, Equatable {
         case .undo(.cancel):
             guard undo.cancel() else { return [] }
             return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
+        case .pair(let request):
+            let metadata: Logger.Metadata = ["pairing.client": "\(request.address)"]
+            guard !undo.isArmed else {
+                return [
+                    .log(.notice, "Pairing refused: an undo waits for the button", metadata),
+                    .pairingDecided(id: request.id, approved: false),
+                ]
+            }
+            guard pairing.request(request, at: now.monotonic) else {
+                return [
+                    .log(.notice, "Pairing refused: another browser waits to be paired", metadata),
+                    .pairingDecided(id: request.id, approved: false),
+                ]
+            }
+            return [.log(.notice, "A browser asks to be paired: press the button within 2 minutes", metadata)]
         }
     }
 
@@ -211,6 +248,10 @@ public struct ApplianceCore: Sendable, Equatable {
         let long: Bool
         switch press {
         case .longReached: return [.log(.info, "Long press: release to confirm", [:])]
+        case .holdReached: return [.log(.info, "Button held 10 s: release to forget every paired browser", [:])]
+        case .hold:
+            shown.counters.buttonPresses += 1
+            return [.log(.notice, "Button held 10 s: every paired browser forgotten", [:]), .forgetPairings]
         case .short: long = false
         case .long: long = true
         }
@@ -229,9 +270,16 @@ public struct ApplianceCore: Sendable, Equatable {
         case .expired:
             return [undoExpired(run: run)]
         }
+        if !long, pairing.isOpen {
+            guard let request = pairing.button(at: now) else { return [] }
+            return [
+                .log(.notice, "Button pressed: browser paired", ["pairing.client": "\(request.address)"]),
+                .pairingDecided(id: request.id, approved: true),
+            ]
+        }
         guard long else { return [.log(.notice, "Button pressed: sync now", [:]), requestPass(SyncRequest(.button))] }
         let confirming = state.panel == .attention(.deletionsHeld)
-        shown.state = .idle
+        shown.state = settled(.idle)
         return [
             .log(
                 .notice, confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying",
@@ -244,6 +292,11 @@ public struct ApplianceCore: Sendable, Equatable {
         .log(
             .notice, "Undo not confirmed at the box in time: cancelled",
             ["undo.run": "\(run)", "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
+    }
+
+    /// Idle with no address book is "needs setup".
+    private func settled(_ state: ApplianceState) -> ApplianceState {
+        state == .idle && remotes == 0 ? .needsSetup : state
     }
 
     /// Asks the worker for a pass; the sync LED blinks from now until it has run.
@@ -259,14 +312,20 @@ public struct ApplianceCore: Sendable, Equatable {
     /// blinks the sync LED on an idle box.
     public func look(at now: Int64) -> PanelState {
         if undo.isArmed { return .awaitingLongPress }
-        if state == .idle && (now < showSyncingUntil || passAwaited) { return .syncing }
+        if pairing.isOpen { return .pairing }
+        if state == .idle || state == .needsSetup, now < showSyncingUntil || passAwaited { return .syncing }
         return state.panel
     }
 
     /// systemd's status line and the simulated panel's.
     public var statusLine: String {
-        undo.isArmed
-            ? "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)" : state.summary
+        if undo.isArmed {
+            return "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)"
+        }
+        if let request = pairing.waiting {
+            return "Waiting for a short press to pair the browser at \(request.address)"
+        }
+        return state.summary
     }
 
     /// Unix seconds of the next scheduled pass; nil while one runs.
@@ -274,12 +333,13 @@ public struct ApplianceCore: Sendable, Equatable {
         scheduler.nextPass == .max ? nil : now.wall + (scheduler.nextPass - now.monotonic + 999) / 1000
     }
 
-    /// When the core next changes on its own (a pass due, the syncing look's end, an undo's deadline); `Int64.max`
+    /// When the core next changes on its own (a pass due, the syncing look's end, an undo's or a pairing's deadline);
+    /// `Int64.max`
     /// when only an event can change it.
     public func nextWake(after now: Int64) -> Int64 {
         var wakeAt = scheduler.nextPass
         if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
-        if let deadline = undo.nextWake { wakeAt = min(wakeAt, deadline) }
+        for deadline in [undo.nextWake, pairing.nextWake].compactMap({ $0 }) { wakeAt = min(wakeAt, deadline) }
         return wakeAt
     }
 }

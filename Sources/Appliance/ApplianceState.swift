@@ -5,6 +5,8 @@ import FrontPanel
 public enum ApplianceState: Sendable, Equatable {
     case starting
     case idle
+    /// Idle, with no address book to sync: set one up on the status page.
+    case needsSetup
     case syncing(SyncActivity)
     /// The network is down; the next sync runs when it is back.
     case offline
@@ -31,6 +33,7 @@ public enum ApplianceState: Sendable, Equatable {
         switch self {
         case .starting: .starting
         case .idle: .idle
+        case .needsSetup: .needsSetup
         case .syncing: .syncing
         case .offline: .offline
         case .needsAttention(let attention, _): .attention(attention)
@@ -46,7 +49,7 @@ public enum ApplianceState: Sendable, Equatable {
         case .needsAttention(.deletionsHeld, _): 3
         case .needsAttention(.unreachable, _): 2
         case .offline: 1
-        case .starting, .idle, .syncing, .stopping: 0
+        case .starting, .idle, .needsSetup, .syncing, .stopping: 0
         }
     }
 
@@ -55,6 +58,7 @@ public enum ApplianceState: Sendable, Equatable {
         switch self {
         case .starting: "starting"
         case .idle: "idle"
+        case .needsSetup: "setup"
         case .syncing: "syncing"
         case .offline: "offline"
         case .needsAttention: "attention"
@@ -67,6 +71,7 @@ public enum ApplianceState: Sendable, Equatable {
         switch self {
         case .starting: "Starting"
         case .idle: "Idle: everything is in step"
+        case .needsSetup: "Needs setup: no address book yet"
         case .syncing(let activity):
             activity.total > 0
                 ? "Syncing \(activity.remote): \(activity.phase.lowercased()) \(activity.done) of \(activity.total)"
@@ -79,6 +84,10 @@ public enum ApplianceState: Sendable, Equatable {
 
     /// What a person can do about it; nil when nothing is needed.
     public var advice: String? {
+        if self == .needsSetup {
+            return "Add an address book: a [[remote]] block in /etc/contactbox/contactbox.toml (the example file "
+                + "shows each kind), then run systemctl reload contactbox."
+        }
         guard case .needsAttention(let attention, _) = self else { return nil }
         return switch attention {
         case .login:

@@ -42,6 +42,8 @@ public final class Daemon {
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
     let pageRequests: PageRequests
+    /// The browsers paired with the box, kept beside the store.
+    let pairings: PairedBrowsers
     /// The decisions: state, schedule, undo, LED look. Changed only by `apply`.
     private(set) var core: ApplianceCore
     private(set) var configuration: Configuration
@@ -82,7 +84,8 @@ public final class Daemon {
         wake = try WakeUp()
         pageRequests = PageRequests(mainLoop: wake)
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
-        core = ApplianceCore(sync: configuration.sync, now: now)
+        core = ApplianceCore(sync: configuration.sync, remotes: configuration.remotes.count, now: now)
+        pairings = PairedBrowsers(folder: Self.stateFolder(of: options.storePath ?? configuration.storePath))
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
@@ -137,6 +140,8 @@ public final class Daemon {
             switch effect {
             case .requestPass(let request): worker.request(request)
             case .previewUndo(let run): worker.requestUndoPreview(run: run)
+            case .pairingDecided(let id, let approved): pairings.decide(id: id, approved: approved)
+            case .forgetPairings: pairings.forgetAll()
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }
@@ -189,6 +194,8 @@ public final class Daemon {
             case .shortPress: send(.button(.short))
             case .longPress: send(.button(.long))
             case .longPressReached: send(.button(.longReached))
+            case .holdReached: send(.button(.holdReached))
+            case .hold: send(.button(.hold))
             }
         }
     }
@@ -217,7 +224,8 @@ public final class Daemon {
             let pageRequests = pageRequests
             server = try StatusServer(
                 settings: serverSettings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
-                undo: { pageRequests.post(.undo($0)) }, logger: logger)
+                undo: { pageRequests.post(.undo($0)) }, pairings: pairings, pair: { pageRequests.post(.pair($0)) },
+                logger: logger)
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
         }
@@ -238,6 +246,12 @@ public final class Daemon {
         } catch {
             send(.workerFailed("\(error)"))
         }
+    }
+
+    /// The folder of the store: the state folder (`/var/lib/contactbox`), where the pairings are kept too.
+    static func stateFolder(of storePath: String) -> String {
+        guard let slash = storePath.lastIndex(of: "/") else { return "." }
+        return slash == storePath.startIndex ? "/" : String(storePath[..<slash])
     }
 
     // MARK: Signals

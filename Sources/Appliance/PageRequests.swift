@@ -6,6 +6,8 @@ public enum PageRequest: Sendable, Equatable {
     /// "Sync now".
     case syncNow
     case undo(UndoRequest)
+    /// A browser asks to be paired; the status server holds its secret until the button decides.
+    case pair(PairingRequest)
 }
 
 /// The status page's requests on their way to the main loop, which alone decides on them (the server's thread only

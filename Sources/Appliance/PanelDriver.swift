@@ -18,8 +18,12 @@ public final class PanelDriver {
         self.hardware = hardware
     }
 
-    /// What the LEDs show now: the state's look, or all on while a long press is being acknowledged.
-    public var look: PanelLook { gestures.isAcknowledging ? PanelState.acknowledging.look : state.look }
+    /// What the LEDs show now: the state's look, or the acknowledgement of a long press or a hold while the finger is
+    /// down.
+    public var look: PanelLook {
+        gestures.isHolding
+            ? PanelState.forgetting.look : gestures.isAcknowledging ? PanelState.acknowledging.look : state.look
+    }
 
     /// Puts up the look of `state` (patterns restart only when it changes) and drives the LEDs.
     public func show(_ state: PanelState, at now: Int64) {
@@ -59,9 +63,9 @@ public final class PanelDriver {
         guard let hardware else { return [] }
         hardware.drainButtonEvents()
         let pressed = (try? hardware.isButtonPressed()) ?? false
-        let before = gestures.isAcknowledging
+        let before = look
         let completed = gestures.sample(pressed: pressed, at: now)
-        if gestures.isAcknowledging != before { refresh(at: now) }
+        if look != before { refresh(at: now) }
         return completed
     }
 }

@@ -1,6 +1,7 @@
-/// Turns the raw level of the sync button, sampled over time, into gestures: a short press (sync now) and a long
-/// press (≥ 3 s: confirm held deletions, or clear an error and retry), with the moment the long press threshold
-/// is reached reported so the LEDs can acknowledge it while the finger is still down.
+/// Turns the raw level of the sync button, sampled over time, into gestures: a short press (sync now), a long
+/// press (≥ 3 s: confirm held deletions, or clear an error and retry) and a hold (≥ 10 s: forget every paired
+/// browser), with the moment each threshold is reached reported so the LEDs can acknowledge it while the finger is
+/// still down.
 ///
 /// Contacts bounce for a few milliseconds, and a worn or wet button chatters: a level counts only once it has been
 /// steady for `debounce`; short presses closer together than `minimumGap` are dropped; a button held far longer
@@ -12,10 +13,15 @@ public struct ButtonGestures: Sendable {
         case longPressReached
         /// Released after a long press: act on it.
         case longPress
+        /// The press has lasted `hold`: acknowledge it now.
+        case holdReached
+        /// Released after a hold.
+        case hold
     }
 
     public var debounce = Duration.milliseconds(30)
     public var longPress = Duration.seconds(3)
+    public var hold = Duration.seconds(10)
     public var stuckAfter = Duration.seconds(30)
     public var minimumGap = Duration.seconds(1)
 
@@ -24,6 +30,7 @@ public struct ButtonGestures: Sendable {
     private var pressed = false
     private var pressedSince: Int64 = 0
     private var reachedLong = false
+    private var reachedHold = false
     private var stuck = false
     private var lastShortPress: Int64?
 
@@ -32,9 +39,12 @@ public struct ButtonGestures: Sendable {
     /// All LEDs on: the long press threshold was reached and the finger is still down.
     public var isAcknowledging: Bool { pressed && reachedLong && !stuck }
 
+    /// The hold's threshold was reached and the finger is still down.
+    public var isHolding: Bool { pressed && reachedHold && !stuck }
+
     /// Whether the caller must keep sampling on a timer: a level is waiting out the debounce, or a press is on
-    /// its way to the long press threshold. Otherwise only a change of level (an edge event) needs a sample.
-    public var needsSampling: Bool { rawPressed != pressed || (pressed && !reachedLong && !stuck) }
+    /// its way to a threshold. Otherwise only a change of level (an edge event) needs a sample.
+    public var needsSampling: Bool { rawPressed != pressed || (pressed && !reachedHold && !stuck) }
 
     /// Feeds one sample (pressed or not, at a time on a monotonic clock in milliseconds) and returns the gestures
     /// it completes.
@@ -49,6 +59,7 @@ public struct ButtonGestures: Sendable {
             if pressed {
                 pressedSince = rawSince
                 reachedLong = false
+                reachedHold = false
             } else {
                 gestures += release(at: rawSince)
             }
@@ -57,6 +68,9 @@ public struct ButtonGestures: Sendable {
             let held = Duration.milliseconds(now - pressedSince)
             if held >= stuckAfter {
                 stuck = true
+            } else if held >= hold, !reachedHold {
+                reachedHold = true
+                gestures.append(.holdReached)
             } else if held >= longPress, !reachedLong {
                 reachedLong = true
                 gestures.append(.longPressReached)
@@ -68,6 +82,7 @@ public struct ButtonGestures: Sendable {
     private mutating func release(at time: Int64) -> [Gesture] {
         defer { stuck = false }
         if stuck { return [] }
+        if reachedHold { return [.hold] }
         if reachedLong { return [.longPress] }
         if let last = lastShortPress, .milliseconds(time - last) < minimumGap { return [] }
         lastShortPress = time

@@ -2,6 +2,8 @@
 public enum PanelState: Sendable, Equatable {
     case starting
     case idle
+    /// No address book is set up yet: the status page's *Set up* is where to go.
+    case needsSetup
     case syncing
     /// The network or every remote is out of reach; syncing resumes when it comes back.
     case offline
@@ -11,6 +13,10 @@ public enum PanelState: Sendable, Equatable {
     /// An undo was confirmed on the status page and waits for a long press: all LEDs blink slowly together, the
     /// acknowledgement's look (all on) made a question.
     case awaitingLongPress
+    /// A browser asked to be paired: a short press within two minutes pairs it.
+    case pairing
+    /// The button has been held 10 s: on release, every paired browser is forgotten.
+    case forgetting
     case stopped
 
     /// Why a person is needed, shown as a number of flashes of the error LED.
@@ -30,12 +36,15 @@ public enum PanelState: Sendable, Equatable {
         switch self {
         case .starting: PanelLook(power: .blink(hertz: 4), sync: .off, error: .off)
         case .idle: PanelLook(power: .on, sync: .off, error: .off)
+        case .needsSetup: PanelLook(power: .on, sync: .doubleFlash, error: .off)
         case .syncing: PanelLook(power: .on, sync: .blink(hertz: 2), error: .off)
         case .offline: PanelLook(power: .doubleFlash, sync: .off, error: .off)
         case .attention(let reason): PanelLook(power: .on, sync: .off, error: .flashes(reason.rawValue))
         case .acknowledging: PanelLook(power: .on, sync: .on, error: .on)
         case .awaitingLongPress:
             PanelLook(power: .blink(hertz: 0.5), sync: .blink(hertz: 0.5), error: .blink(hertz: 0.5))
+        case .pairing: PanelLook(power: .on, sync: .on, error: .off)
+        case .forgetting: PanelLook(power: .blink(hertz: 4), sync: .blink(hertz: 4), error: .blink(hertz: 4))
         case .stopped: PanelLook(power: .off, sync: .off, error: .off)
         }
     }

@@ -15,7 +15,11 @@ final class RequestHandler: Sendable {
     private let snapshot: @Sendable () -> StatusSnapshot
     private let syncNow: @Sendable () -> Void
     private let undo: @Sendable (UndoRequest) -> Void
-    private let logger: Logger
+    /// The browsers paired with the box: every change needs one.
+    let pairings: PairedBrowsers
+    /// Hands a request to be paired to the daemon, which waits for the button.
+    let pair: @Sendable (PairingRequest) -> Void
+    let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
     private let allowedHosts: AllowedHosts
@@ -28,7 +32,8 @@ final class RequestHandler: Sendable {
     init(
         password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
         snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void,
-        undo: @escaping @Sendable (UndoRequest) -> Void, logger: Logger
+        undo: @escaping @Sendable (UndoRequest) -> Void, pairings: PairedBrowsers,
+        pair: @escaping @Sendable (PairingRequest) -> Void, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
@@ -37,6 +42,8 @@ final class RequestHandler: Sendable {
         self.snapshot = snapshot
         self.syncNow = syncNow
         self.undo = undo
+        self.pairings = pairings
+        self.pair = pair
         self.logger = logger
     }
 
@@ -109,9 +116,10 @@ final class RequestHandler: Sendable {
             syncNow()
             return .syncRequested
         }
+        if let pairing = answerPairing(connection, method: method, path: path) { return pairing }
         if let step = Self.undoStep(path) {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
-            guard isSameOrigin(connection) else { return .forbidden }
+            if let refusal = refuseUnlessPaired(connection) { return refusal }
             return answerUndo(step, run: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "run"))
         }
         let page: Response
@@ -167,7 +175,7 @@ final class RequestHandler: Sendable {
     }
 
     /// Whether a request that changes something comes from the page itself (``RequestGuard/isSameOrigin``).
-    private func isSameOrigin(_ connection: OpaquePointer) -> Bool {
+    func isSameOrigin(_ connection: OpaquePointer) -> Bool {
         RequestGuard.isSameOrigin(
             origin: header(connection, "Origin"), host: header(connection, "Host"),
             fetchSite: header(connection, "Sec-Fetch-Site"))
@@ -201,7 +209,7 @@ final class RequestHandler: Sendable {
     }
 
     /// The client's IP address, as logged and as the password attempts are counted.
-    private func clientAddress(_ connection: OpaquePointer) -> String {
+    func clientAddress(_ connection: OpaquePointer) -> String {
         cmhd_client_address(connection).flatMap { numericText($0) } ?? "unknown"
     }
 
@@ -224,7 +232,7 @@ final class RequestHandler: Sendable {
     }
 
     /// A request header, by its case-insensitive name.
-    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
+    func header(_ connection: OpaquePointer, _ name: String) -> String? {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
 

@@ -26,6 +26,10 @@ enum Response {
     /// A `Host` the box does not answer to (DNS rebinding, or a name to add to `allowed_hosts`).
     case misdirected
     case forbidden
+    /// A change from a browser that is not paired with the box (or without its token).
+    case notPaired
+    case wrongPairingCode
+    case pairing(PairingAnswer)
     case notFound
     case methodNotAllowed(allow: String)
     case contentTooLarge
@@ -50,7 +54,8 @@ enum Response {
         case .tooManyRequests: UInt32(MHD_HTTP_TOO_MANY_REQUESTS)
         case .hostMissing, .ambiguousFraming: UInt32(MHD_HTTP_BAD_REQUEST)
         case .misdirected: UInt32(MHD_HTTP_MISDIRECTED_REQUEST)
-        case .forbidden: UInt32(MHD_HTTP_FORBIDDEN)
+        case .forbidden, .notPaired, .wrongPairingCode: UInt32(MHD_HTTP_FORBIDDEN)
+        case .pairing(let answer): answer.status
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
         case .contentTooLarge: UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
@@ -91,8 +96,12 @@ enum Response {
             body.jsonNumber(run)
             body.raw("}\n")
             contentType = "application/json"
+        case .pairing(let answer):
+            body = ByteWriter(capacity: 128 + 96 * answer.browsers.count)
+            answer.render(into: &body)
+            contentType = "application/json"
         case .badRequest, .conflict, .unauthorized, .tooManyRequests, .hostMissing, .ambiguousFraming, .misdirected,
-            .forbidden, .notFound, .methodNotAllowed, .contentTooLarge:
+            .forbidden, .notPaired, .wrongPairingCode, .notFound, .methodNotAllowed, .contentTooLarge:
             body = ByteWriter(capacity: 64)
             body.raw(errorText)
             contentType = "text/plain; charset=utf-8"
@@ -118,6 +127,9 @@ enum Response {
             added && MHD_add_response_header(response, "Content-Security-Policy", Self.contentSecurityPolicy) == .YES
         if case .methodNotAllowed(let allow) = self {
             added = added && MHD_add_response_header(response, "Allow", allow) == .YES
+        }
+        if case .pairing(let answer) = self, let cookie = answer.setCookie {
+            added = added && MHD_add_response_header(response, "Set-Cookie", cookie) == .YES
         }
         if case .tooManyRequests(let wait) = self {
             added = added && MHD_add_response_header(response, "Retry-After", "\(wait.wholeSecondsRoundingUp)") == .YES
@@ -149,11 +161,16 @@ enum Response {
             "Misdirected request: this ContactBox does not answer to that host name. If the name is yours, add it "
                 + "to allowed_hosts under [status] in the configuration.\n"
         case .forbidden: "Refused: the request came from another web site. Use the button on the status page.\n"
+        case .notPaired:
+            "Refused: this browser is not paired with the box. On the status page, choose Pair this browser, then "
+                + "press the button on the box.\n"
+        case .wrongPairingCode:
+            "That pairing code is wrong, used or expired. Run contactbox pair on the box for a new one.\n"
         case .notFound: "Not found. The status page is at /, its data at /api/status and /metrics.\n"
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"
         case .contentTooLarge: "Request body too large.\n"
         case .badRequest(let text), .conflict(let text): text + "\n"
-        case .page, .json, .metrics, .syncRequested, .undoRequested: ""
+        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing: ""
         }
     }
 }

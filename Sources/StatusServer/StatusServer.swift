@@ -5,8 +5,9 @@ import Synchronization
 import SystemSupport
 
 /// The appliance's status page (`/`), its JSON (`/api/status`), its Prometheus metrics (`/metrics`) and the
-/// "Sync now" action (`POST /api/sync`) and the undo's steps (`POST /api/undo/preview`, `/api/undo`,
-/// `/api/undo/cancel`: none changes a contact, the box's button confirms), served by libmicrohttpd.
+/// "Sync now" action (`POST /api/sync`), pairing a browser with the box (`/api/pairing`: the box's button decides)
+/// and the undo's steps (`POST /api/undo/preview`, `/api/undo`, `/api/undo/cancel`: from a paired browser only;
+/// none changes a contact, the box's button confirms), served by libmicrohttpd.
 ///
 /// Listening starts in `init` and ends with `stop()` or when the server is released. MHD runs one internal thread
 /// with epoll (where there is epoll): a status page sees a few requests a second, and one thread answering each from
@@ -31,11 +32,11 @@ public final class StatusServer: Sendable {
     public convenience init(
         settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
-        logger: Logger
+        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }, logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
-            snapshot: snapshot, syncNow: syncNow, undo: undo, logger: logger)
+            snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -44,14 +45,14 @@ public final class StatusServer: Sendable {
         settings: Settings, clock: @escaping @Sendable () -> Int64,
         systemHosts: @escaping @Sendable () -> Set<String>, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
-        logger: Logger
+        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let allowedHosts = AllowedHosts(
             configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
-            syncNow: syncNow, undo: undo, logger: logger)
+            syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, logger: logger)
         guard let watch = DeadlineWatch(handler.deadlines) else {
             throw StatusServerError(
                 code: .startFailed,

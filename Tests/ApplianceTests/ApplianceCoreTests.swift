@@ -8,7 +8,8 @@ import Testing
 
 /// The daemon's decisions, driven by hand: events in, effects and the look out, on a clock the test moves.
 struct CoreDriver {
-    var core = ApplianceCore(sync: SyncSettings(interval: .seconds(900), fullCheck: .seconds(86_400)), now: 0)
+    var core = ApplianceCore(
+        sync: SyncSettings(interval: .seconds(900), fullCheck: .seconds(86_400)), remotes: 1, now: 0)
     var now: Int64 = 0
     static let wallAtZero: Int64 = 1_700_000_000
 

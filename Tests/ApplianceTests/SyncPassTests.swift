@@ -13,7 +13,7 @@ import VCard
 /// A pass's news, in order, and what the main loop's core makes of them: what the page would show.
 final class PassNews {
     var events: [SyncWorker.Event] = []
-    var core = ApplianceCore(sync: SyncSettings(), now: 0)
+    var core = ApplianceCore(sync: SyncSettings(), remotes: 1, now: 0)
 
     func report(_ event: SyncWorker.Event) {
         events.append(event)

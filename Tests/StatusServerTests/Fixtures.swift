@@ -120,14 +120,27 @@ func makeServer(
     snapshot: StatusSnapshot = makeSnapshot(), password: String? = nil, allowedHosts: [String] = [],
     recorder: SyncRecorder = SyncRecorder(), records: LogRecords = LogRecords(), clock: ManualClock = ManualClock(),
     systemHosts: @escaping @Sendable () -> Set<String> = { ["127.0.0.1", "::1", "box", "box.local"] },
-    undo: UndoRecorder = UndoRecorder(), live: SnapshotBox? = nil
+    undo: UndoRecorder = UndoRecorder(), live: SnapshotBox? = nil,
+    pairings: PairedBrowsers = PairedBrowsers(folder: nil),
+    pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }
 ) throws -> StatusServer {
     var logger = Logger(label: "StatusServerTests") { _ in RecordingLogHandler(records: records) }
     logger.logLevel = .debug
     return try StatusServer(
         settings: StatusServer.Settings(host: "127.0.0.1", port: 0, password: password, allowedHosts: allowedHosts),
         clock: { clock.now }, systemHosts: systemHosts, snapshot: { live?.current ?? snapshot },
-        syncNow: { recorder.record() }, undo: { undo.record($0) }, logger: logger)
+        syncNow: { recorder.record() }, undo: { undo.record($0) }, pairings: pairings, pair: pair, logger: logger)
+}
+
+/// Pairs a browser as the button would (the test plays the main loop): the headers its changes then carry, the
+/// cookie and the page's token, from the page's own origin.
+func pairedHeaders(_ pairings: PairedBrowsers, port: UInt16) -> [(String, String)] {
+    guard let (secret, request) = pairings.begin(address: "127.0.0.1") else { return [] }
+    pairings.decide(id: request.id, approved: true)
+    return [
+        ("Cookie", "contactbox_pairing=\(secret.text)"), ("X-ContactBox-Token", secret.token),
+        ("Origin", "http://127.0.0.1:\(port)"), ("Sec-Fetch-Site", "same-origin"),
+    ]
 }
 
 /// `GET path` on `server`.

@@ -22,6 +22,7 @@ struct ListeningTests {
         let error = #expect(throws: StatusServerError.self) {
             _ = try StatusServer(
                 settings: .init(host: "127.0.0.1", port: first.port), snapshot: { makeSnapshot() }, syncNow: {},
+                pairings: PairedBrowsers(folder: nil),
                 logger: quietLogger())
         }
         #expect(error?.code == .addressInUse)
@@ -39,6 +40,7 @@ struct ListeningTests {
         #expect(throws: HTTPTestFailure.self) { _ = try HTTPTestClient.request(port: port, path: "/") }
         let second = try StatusServer(
             settings: .init(host: "127.0.0.1", port: port), snapshot: { makeSnapshot() }, syncNow: {},
+            pairings: PairedBrowsers(folder: nil),
             logger: quietLogger())
         #expect(second.port == port)
         #expect(try get(second, "/api/status").status == 200)
@@ -60,6 +62,7 @@ struct ListeningTests {
         let notAnAddress = #expect(throws: StatusServerError.self) {
             _ = try StatusServer(
                 settings: .init(host: "status.example", port: 0), snapshot: { makeSnapshot() }, syncNow: {},
+                pairings: PairedBrowsers(folder: nil),
                 logger: quietLogger())
         }
         #expect(notAnAddress?.code == .invalidAddress)
@@ -68,6 +71,7 @@ struct ListeningTests {
         let foreign = #expect(throws: StatusServerError.self) {
             _ = try StatusServer(
                 settings: .init(host: "192.0.2.1", port: 8999), snapshot: { makeSnapshot() }, syncNow: {},
+                pairings: PairedBrowsers(folder: nil),
                 logger: quietLogger())
         }
         #expect(foreign?.code == .addressNotAvailable)
@@ -82,7 +86,8 @@ struct ListeningTests {
         ] {
             let error = #expect(throws: StatusServerError.self) {
                 _ = try StatusServer(
-                    settings: settings, snapshot: { makeSnapshot() }, syncNow: {}, logger: quietLogger())
+                    settings: settings, snapshot: { makeSnapshot() }, syncNow: {},
+                    pairings: PairedBrowsers(folder: nil), logger: quietLogger())
             }
             #expect(error?.code == .invalidSettings)
         }

@@ -53,7 +53,7 @@ struct RoutingTests {
             snapshot: {
                 taken.withLock { $0 += 1 }
                 return snapshot
-            }, syncNow: {},
+            }, syncNow: {}, pairings: PairedBrowsers(folder: nil),
             logger: .init(label: "test") { _ in RecordingLogHandler(records: LogRecords()) })
         for path in ["/", "/api/status", "/metrics"] { _ = try get(server, path) }
         _ = try get(server, "/nowhere")

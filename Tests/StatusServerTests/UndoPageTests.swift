@@ -120,17 +120,20 @@ struct UndoPageTests {
     func steps() throws {
         let undo = UndoRecorder()
         let live = SnapshotBox(makeUndoSnapshot())
-        let server = try makeServer(undo: undo, live: live)
-        let preview = try HTTPTestClient.request(port: server.port, method: "POST", path: "/api/undo/preview?run=42")
+        let pairings = PairedBrowsers(folder: nil)
+        let server = try makeServer(undo: undo, live: live, pairings: pairings)
+        let paired = pairedHeaders(pairings, port: server.port)
+        let preview = try HTTPTestClient.request(
+            port: server.port, method: "POST", path: "/api/undo/preview?run=42", headers: paired)
         #expect(preview.status == 202)
         #expect(preview.body == "{\"requested\":\"preview\",\"run\":42}\n")
         live.current = makeUndoSnapshot(.previewed)
         let arm = try HTTPTestClient.request(
-            port: server.port, method: "POST", path: "/api/undo?run=42",
-            headers: [("Origin", "http://127.0.0.1:\(server.port)"), ("Sec-Fetch-Site", "same-origin")])
+            port: server.port, method: "POST", path: "/api/undo?run=42", headers: paired)
         #expect(arm.status == 202)
         #expect(arm.body == "{\"requested\":\"arm\",\"run\":42}\n")
-        let cancel = try HTTPTestClient.request(port: server.port, method: "POST", path: "/api/undo/cancel")
+        let cancel = try HTTPTestClient.request(
+            port: server.port, method: "POST", path: "/api/undo/cancel", headers: paired)
         #expect(cancel.status == 202)
         #expect(undo.requests == [.preview(run: 42), .arm(run: 42), .cancel])
     }
@@ -139,9 +142,11 @@ struct UndoPageTests {
     func outOfStep() throws {
         let undo = UndoRecorder()
         let live = SnapshotBox(makeUndoSnapshot())
-        let server = try makeServer(undo: undo, live: live)
+        let pairings = PairedBrowsers(folder: nil)
+        let server = try makeServer(undo: undo, live: live, pairings: pairings)
+        let paired = pairedHeaders(pairings, port: server.port)
         func post(_ path: String) throws -> Int {
-            try HTTPTestClient.request(port: server.port, method: "POST", path: path).status
+            try HTTPTestClient.request(port: server.port, method: "POST", path: path, headers: paired).status
         }
         #expect(try post("/api/undo?run=42") == 409)
         live.current = makeUndoSnapshot(.checking)
@@ -164,9 +169,12 @@ struct UndoPageTests {
         ])
     func badRun(query: String) throws {
         let undo = UndoRecorder()
-        let server = try makeServer(undo: undo)
+        let pairings = PairedBrowsers(folder: nil)
+        let server = try makeServer(undo: undo, pairings: pairings)
+        let paired = pairedHeaders(pairings, port: server.port)
         for path in ["/api/undo/preview", "/api/undo"] {
-            let response = try HTTPTestClient.request(port: server.port, method: "POST", path: path + query)
+            let response = try HTTPTestClient.request(
+                port: server.port, method: "POST", path: path + query, headers: paired)
             #expect(response.status == 400, "\(path)\(query)")
         }
         #expect(undo.requests.isEmpty)
@@ -194,13 +202,22 @@ struct UndoPageTests {
         #expect(large.status == 413)
         #expect(undo.requests.isEmpty)
 
-        let guarded = try makeServer(password: Self.password, undo: undo)
+        let pairings = PairedBrowsers(folder: nil)
+        let guarded = try makeServer(password: Self.password, undo: undo, pairings: pairings)
+        let paired = pairedHeaders(pairings, port: guarded.port)
         let anonymous = try HTTPTestClient.request(
-            port: guarded.port, method: "POST", path: "/api/undo/preview?run=42")
+            port: guarded.port, method: "POST", path: "/api/undo/preview?run=42", headers: paired)
         #expect(anonymous.status == 401)
         #expect(undo.requests.isEmpty)
+        // The password without a paired browser: not enough to change anything.
+        let unpaired = try HTTPTestClient.request(
+            port: guarded.port, method: "POST", path: "/api/undo/preview?run=42",
+            headers: Self.authorization + Array(paired.suffix(2)))
+        #expect(unpaired.status == 403)
+        #expect(unpaired.body.contains("press the button on the box"))
+        #expect(undo.requests.isEmpty)
         let allowed = try HTTPTestClient.request(
-            port: guarded.port, method: "POST", path: "/api/undo/preview?run=42", headers: Self.authorization)
+            port: guarded.port, method: "POST", path: "/api/undo/preview?run=42", headers: Self.authorization + paired)
         #expect(allowed.status == 202)
         #expect(undo.requests == [.preview(run: 42)])
     }

@@ -268,4 +268,80 @@ struct ApplianceCoreTests {
         #expect(driver.core.state == .needsAttention(.storage, reason: "Cannot start syncing: no thread"))
         #expect(driver.look == .attention(.storage))
     }
+
+    @Test("no address book: the needs-setup look and words, until a reload brings one")
+    func needsSetup() {
+        var driver = CoreDriver()
+        driver.core = ApplianceCore(sync: SyncSettings(), remotes: 0, now: 0)
+        _ = driver.send(.started)
+        #expect(driver.core.state == .needsSetup)
+        #expect(driver.core.statusLine == "Needs setup: no address book yet")
+        #expect(driver.core.state.advice?.contains("[[remote]]") == true)
+        // The start-up pass has nothing to do, and the look comes back after it.
+        driver.runPass(SyncRequest(.startup), to: .idle, taking: 2_000)
+        #expect(driver.look == .needsSetup)
+        #expect(driver.core.state.name == "setup")
+        var configuration = Configuration(storePath: "/tmp/none.sqlite", remotes: [])
+        configuration.remotes = [RemoteSettings(name: "nas", kind: .vdir(folder: "/tmp/nas", createFolder: false))]
+        _ = driver.send(.reloaded(configuration))
+        #expect(driver.core.state == .idle)
+        configuration.remotes = []
+        _ = driver.send(.reloaded(configuration))
+        #expect(driver.core.state == .needsSetup)
+    }
+
+    @Test("pairing: a browser asks, the look says press, a short press pairs it instead of syncing")
+    func pairing() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        let phone = PairingRequest(id: "0a1b2c3d", address: "192.168.1.20")
+        #expect(CoreDriver.messages(driver.send(.page(.pair(phone)))).count == 1)
+        #expect(driver.look == .pairing)
+        #expect(driver.core.statusLine == "Waiting for a short press to pair the browser at 192.168.1.20")
+        #expect(driver.core.nextWake(after: driver.now) == 2_000 + 120_000)
+        // Another browser asking meanwhile is turned down: the press is for the one the person holds.
+        let other = PairingRequest(id: "ffff0000", address: "192.168.1.99")
+        #expect(driver.send(.page(.pair(other))).contains(.pairingDecided(id: "ffff0000", approved: false)))
+        // No undo is armed while a browser waits for the button.
+        _ = driver.send(.page(.undo(.preview(run: 7))))
+        _ = driver.send(.worker(.undoPreviewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 3))))
+        _ = driver.send(.page(.undo(.arm(run: 7))))
+        #expect(!driver.core.undo.isArmed)
+        let effects = driver.send(.button(.short))
+        #expect(effects.contains(.pairingDecided(id: "0a1b2c3d", approved: true)))
+        #expect(CoreDriver.passes(effects).isEmpty)
+        #expect(driver.look == .idle)
+        // The next press syncs again.
+        #expect(CoreDriver.passes(driver.send(.button(.short))) == [SyncRequest(.button)])
+    }
+
+    @Test("pairing: without a press in 2 minutes the request ends unpaired; an armed undo keeps the button")
+    func pairingExpires() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        let phone = PairingRequest(id: "0a1b2c3d", address: "192.168.1.20")
+        _ = driver.send(.page(.pair(phone)))
+        driver.now += 120_000
+        let effects = driver.send(.tick)
+        #expect(effects.contains(.pairingDecided(id: "0a1b2c3d", approved: false)))
+        #expect(CoreDriver.messages(effects) == ["Pairing not confirmed at the box in time"])
+        #expect(driver.look == .idle)
+
+        _ = driver.send(.page(.undo(.preview(run: 7))))
+        _ = driver.send(.worker(.undoPreviewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 3))))
+        _ = driver.send(.page(.undo(.arm(run: 7))))
+        #expect(driver.send(.page(.pair(phone))).contains(.pairingDecided(id: "0a1b2c3d", approved: false)))
+        #expect(driver.look == .awaitingLongPress)
+    }
+
+    @Test("a 10 s hold forgets every paired browser, whatever else the button would do")
+    func hold() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        #expect(CoreDriver.messages(driver.send(.button(.holdReached))).count == 1)
+        let effects = driver.send(.button(.hold))
+        #expect(effects.contains(.forgetPairings))
+        #expect(CoreDriver.passes(effects).isEmpty)
+        #expect(driver.core.shown.counters.buttonPresses == 1)
+    }
 }

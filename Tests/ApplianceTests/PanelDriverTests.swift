@@ -45,6 +45,28 @@ struct PanelDriverTests {
         #expect(!hardware.levels.sync)
     }
 
+    @Test("a 10 s hold blinks every LED fast while held: let go now and every paired browser is forgotten")
+    func hold() {
+        let hardware = SimulatedPanel()
+        let driver = PanelDriver(hardware: hardware)
+        driver.show(.idle, at: 0)
+        hardware.buttonPressed = true
+        var gestures: [ButtonGestures.Gesture] = []
+        var now: Int64 = 0
+        while now <= 10_100 {
+            gestures += driver.sampleButton(at: now)
+            now += 20
+        }
+        #expect(gestures == [.longPressReached, .holdReached])
+        #expect(driver.look == PanelState.forgetting.look)
+        #expect(driver.untilNextWake(at: now) != nil)
+        hardware.buttonPressed = false
+        gestures += driver.sampleButton(at: now)
+        gestures += driver.sampleButton(at: now + 40)
+        #expect(gestures.last == .hold)
+        #expect(driver.look == PanelState.idle.look)
+    }
+
     @Test("without hardware the driver keeps going and reads no button")
     func noHardware() {
         let driver = PanelDriver(hardware: nil)

@@ -49,6 +49,18 @@ struct ButtonGesturesTests {
         #expect(hold(&buttons, pressed: false, from: 4000, to: 4200).map(\.1) == [.longPress])
     }
 
+    @Test("a hold of 10 s is acknowledged while held and acted on at release, instead of the long press")
+    func holdTenSeconds() {
+        var buttons = ButtonGestures()
+        let held = hold(&buttons, pressed: true, from: 0, to: 11_000)
+        #expect(held.map(\.1) == [.longPressReached, .holdReached])
+        #expect((10_000...10_040).contains(held.last?.0 ?? 0))
+        #expect(buttons.isHolding && buttons.isAcknowledging)
+        #expect(!buttons.needsSampling)
+        #expect(hold(&buttons, pressed: false, from: 11_000, to: 11_200).map(\.1) == [.hold])
+        #expect(!buttons.isHolding)
+    }
+
     @Test("a chattering button cannot start a storm of syncs")
     func chatterIsRateLimited() {
         var buttons = ButtonGestures()
@@ -68,7 +80,8 @@ struct ButtonGesturesTests {
     func stuckButton() {
         var buttons = ButtonGestures()
         let held = hold(&buttons, pressed: true, from: 0, to: 40_000)
-        #expect(held.map(\.1) == [.longPressReached])
+        #expect(held.map(\.1) == [.longPressReached, .holdReached])
+        #expect(!buttons.isHolding)
         #expect(hold(&buttons, pressed: false, from: 40_000, to: 40_500).isEmpty)
         _ = hold(&buttons, pressed: true, from: 42_000, to: 42_200)
         #expect(hold(&buttons, pressed: false, from: 42_200, to: 42_400).map(\.1) == [.shortPress])

@@ -15,7 +15,7 @@ extension StatusPage {
         .brand{margin:0;color:var(--muted);font-size:.8rem;font-weight:600;letter-spacing:.12em;\
         text-transform:uppercase}
         .state{margin:.15rem 0 .25rem;font-size:2.5rem;line-height:1.1;font-weight:700}
-        .state-idle{color:var(--ok)}.state-syncing{color:var(--accent)}.state-offline{color:var(--warn)}
+        .state-idle{color:var(--ok)}.state-syncing,.state-setup{color:var(--accent)}.state-offline{color:var(--warn)}
         .state-attention{color:var(--bad)}
         #summary{margin:0 0 1rem;font-size:1.1rem}
         .advice{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--bad);border-radius:.5rem;\
@@ -35,7 +35,11 @@ extension StatusPage {
         font:inherit;font-weight:600;cursor:pointer}
         button:disabled{opacity:.6}
         #sync-result{margin-left:.75rem;color:var(--muted)}
-        #remotes,#events,#runs{margin:0;padding:0;list-style:none}
+        #remotes,#events,#runs,#browsers{margin:0;padding:0;list-style:none}
+        #pairing form{margin:.5rem 0 0}#pair-code{min-height:36px;padding:.3rem .5rem;font:inherit}
+        #pairing-result{margin:.5rem 0 0;color:var(--bad)}#pairing-result:empty{display:none}
+        .browser{padding:.5rem 0;border-top:1px solid var(--line);font-size:.92rem;overflow-wrap:anywhere}
+        .browser time{color:var(--muted)}.browser.this .browser-address{font-weight:600}
         .run{padding:.65rem 0;border-top:1px solid var(--line)}.run:first-child{padding-top:0;border-top:0}
         .run-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
         .run-what{font-weight:600;overflow-wrap:anywhere}.run time{color:var(--muted);font-size:.85rem}
@@ -72,7 +76,7 @@ extension StatusPage {
     static let script = """
         "use strict";
         (function () {
-          var STATES = {starting: "Starting", idle: "Idle", syncing: "Syncing", offline: "Offline",
+          var STATES = {starting: "Starting", idle: "Idle", setup: "Needs setup", syncing: "Syncing", offline: "Offline",
             attention: "Needs attention", stopping: "Stopping"};
           var RESULTS = {ok: "OK", failed: "Failed", deletions_held: "Deletions held", interrupted: "Interrupted",
             never: "Not synced yet"};
@@ -313,7 +317,7 @@ extension StatusPage {
             event.preventDefault();
             var result = byId("undo-result");
             result.textContent = "";
-            fetch(form.getAttribute("action"), {method: "POST"})
+            fetch(form.getAttribute("action"), {method: "POST", headers: changeHeaders()})
               .then(function (response) {
                 if (response.status === 202) return;
                 return response.text().then(function (text) {
@@ -323,6 +327,7 @@ extension StatusPage {
               .catch(function () { result.textContent = "Cannot reach the box"; })
               .then(refreshSoon);
           });
+        \(pairingScript)
           paintTimes();
           refresh();
         })();

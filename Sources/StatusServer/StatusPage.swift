@@ -14,6 +14,7 @@
 /// - `#remotes`: one `li.remote.result-<last_result>` per remote with `.remote-name`, `.kind`, `.result`,
 ///   `.counts`, `.remote-when`, `.message`;
 /// - `#runs` and `#undo`: the restore points and the undo asked for (`StatusPage+Undo.swift`);
+/// - `#pairing`: this browser's pairing with the box (`StatusPage+Pairing.swift`);
 /// - `#events`, newest first: `li.event.level-<level>` with `time` and `.message`;
 /// - `#version` with `.version` and `.build`; `#live` (whether the page is still updating).
 enum StatusPage {
@@ -86,6 +87,7 @@ enum StatusPage {
         if snapshot.remotes.isEmpty { w.raw("<li class=\"empty\">No address books configured.</li>\n") }
         w.raw("</ul>\n</section>\n")
         restorePoints(snapshot, now: now, into: &w)
+        w.raw(pairingSection)
         w.raw("<section>\n<h2>Events</h2>\n<ol id=\"events\">\n")
         for event in snapshot.events {
             w.raw("<li class=\"event level-")
@@ -182,6 +184,7 @@ enum StatusPage {
         switch state {
         case "starting": "Starting"
         case "idle": "Idle"
+        case "setup": "Needs setup"
         case "syncing": "Syncing"
         case "offline": "Offline"
         case "attention": "Needs attention"

@@ -249,7 +249,7 @@ public final class Daemon {
     }
 
     /// The folder of the store: the state folder (`/var/lib/contactbox`), where the pairings are kept too.
-    static func stateFolder(of storePath: String) -> String {
+    public static func stateFolder(of storePath: String) -> String {
         guard let slash = storePath.lastIndex(of: "/") else { return "." }
         return slash == storePath.startIndex ? "/" : String(storePath[..<slash])
     }

@@ -85,6 +85,7 @@ public enum Exit {
             (78, "the configuration is wrong, or nothing is at the URL (404) or it is no address book"),
         ],
         "run": [(0, "stopped by a signal"), (64, nil), (71, nil), (78, nil)],
+        "pair": [(0, nil), (64, nil), (73, "the pairing files cannot be written in the store's folder"), (78, nil)],
     ]
 
     /// The codes `command` exits with (`"sync"`): nil for a command not in ``commands``.

@@ -85,7 +85,8 @@ public final class Daemon {
         pageRequests = PageRequests(mainLoop: wake)
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
         core = ApplianceCore(sync: configuration.sync, remotes: configuration.remotes.count, now: now)
-        pairings = PairedBrowsers(folder: Self.stateFolder(of: options.storePath ?? configuration.storePath))
+        pairings = PairedBrowsers(
+            folder: Self.stateFolder(of: options.storePath ?? configuration.storePath), logger: self.logger)
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.

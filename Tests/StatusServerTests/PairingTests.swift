@@ -6,17 +6,6 @@ import Testing
 
 @testable import StatusServer
 
-/// The pairing requests the server handed to the daemon.
-final class PairingRecorder: Sendable {
-    private let stored = Mutex<[PairingRequest]>([])
-
-    var requests: [PairingRequest] { stored.withLock { $0 } }
-
-    func record(_ request: PairingRequest) {
-        stored.withLock { $0.append(request) }
-    }
-}
-
 /// A wall clock a test moves.
 final class WallClock: Sendable {
     private let seconds = Mutex<Int64>(1_800_000_000)

@@ -40,10 +40,14 @@ struct SettingsMerge {
             configuration.status.password = password
             if readingSecrets {
                 let status = Configuration(remotes: [], status: StatusSettings(password: password))
-                check.settingsProblems += status.secretProblems(path: path).map { at(result.lines[.statusPassword], $0) }
+                check.settingsProblems += status.secretProblems(path: path).map {
+                    at(result.lines[.statusPassword], $0)
+                }
             }
         }
-        for remote in household.remotes { add(remote, line: result.lines[.remote(remote.name)], to: &configuration, check: &check) }
+        for remote in household.remotes {
+            add(remote, line: result.lines[.remote(remote.name)], to: &configuration, check: &check)
+        }
     }
 
     private func add(
@@ -76,7 +80,9 @@ struct SettingsMerge {
             }
         }
         if let boardsDirectory {
-            check.settingsProblems += alone.boxProblems(path: path, boardsDirectory: boardsDirectory).map { at(line, $0) }
+            check.settingsProblems += alone.boxProblems(path: path, boardsDirectory: boardsDirectory).map {
+                at(line, $0)
+            }
         }
         configuration.remotes.append(remote)
         check.origins[.remote(remote.name)] = SettingOrigin(source: .settings, file: path, line: line)

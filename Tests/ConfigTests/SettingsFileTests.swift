@@ -141,9 +141,11 @@ struct SettingsFileTests {
                 == "\(box.file.path): cannot save the settings: No space left on device (the disk is full: make room "
                 + "and try again); the file is as it was")
         #expect(try SmallFile.read(box.file.path, limit: 1 << 20) == before)
-        #expect(directoryEntries(box.directory.path).sorted() == ["secrets", "settings.toml"].filter {
-            SmallFile.exists(box.directory.file($0))
-        })
+        #expect(
+            directoryEntries(box.directory.path).sorted()
+                == ["secrets", "settings.toml"].filter {
+                    SmallFile.exists(box.directory.file($0))
+                })
         #expect(try box.file.load().version == version)
         // A password write that fails leaves the old password.
         _ = try SettingsFile(path: box.file.path, secretsDirectory: box.file.secretsDirectory)
@@ -227,7 +229,9 @@ struct SettingsFileTests {
             errors.append(error)
         }
         chmod(box.file.passwordPath(forRemote: "icloud"), 0o644)
-        do { _ = try SecretSource.file(box.file.passwordPath(forRemote: "icloud")).read() } catch { errors.append(error) }
+        do { _ = try SecretSource.file(box.file.passwordPath(forRemote: "icloud")).read() } catch {
+            errors.append(error)
+        }
         #expect(errors.count == 3)
         for error in errors { #expect(!error.description.contains("Sw0rdfish"), "\(error)") }
     }

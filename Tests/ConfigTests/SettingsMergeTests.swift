@@ -36,7 +36,8 @@ struct SettingsMergeTests {
         """
 
     func vdir(_ name: String, paused: Bool = false) -> String {
-        "\n[[remote]]\nname = \"\(name)\"\nkind = \"vdir\"\nfolder = \"/srv/\(name)\"\n" + (paused ? "paused = true\n" : "")
+        "\n[[remote]]\nname = \"\(name)\"\nkind = \"vdir\"\nfolder = \"/srv/\(name)\"\n"
+            + (paused ? "paused = true\n" : "")
     }
 
     @Test("The settings file lives next to the store, its passwords in secrets/")
@@ -67,11 +68,13 @@ struct SettingsMergeTests {
         #expect(configuration.remotes.map(\.name) == ["nas", "family"])
         #expect(configuration.sync.interval == .seconds(300))
         #expect(configuration.box.name == "kitchen-box")
-        #expect(check.origin(of: .remote("family")) == SettingOrigin(source: .settings, file: box.settingsPath, line: 7))
+        #expect(
+            check.origin(of: .remote("family")) == SettingOrigin(source: .settings, file: box.settingsPath, line: 7))
         #expect(check.origin(of: .syncInterval) == SettingOrigin(source: .settings, file: box.settingsPath, line: 5))
         #expect(check.origin(of: .boxName) == SettingOrigin(source: .settings, file: box.settingsPath, line: 2))
         #expect(!check.origin(of: .remote("family")).isFixed)
-        #expect(check.origin(of: .remote("nas")) == SettingOrigin(source: .administrator, file: box.configPath, line: 3))
+        #expect(
+            check.origin(of: .remote("nas")) == SettingOrigin(source: .administrator, file: box.configPath, line: 3))
         #expect(check.origin(of: .remote("nas")).isFixed)
         #expect(check.origin(of: .statusPassword) == SettingOrigin(source: .builtIn))
     }
@@ -154,7 +157,10 @@ struct SettingsMergeTests {
         #expect(mkfifo(fifo.settingsPath, 0o600) == 0)
         let fromFifo = fifo.check()
         #expect(fromFifo.configuration?.remotes.map(\.name) == ["nas"])
-        #expect(fromFifo.settingsProblems.map(\.description) == ["\(fifo.settingsPath): is a FIFO (named pipe), not a regular file"])
+        #expect(
+            fromFifo.settingsProblems.map(\.description) == [
+                "\(fifo.settingsPath): is a FIFO (named pipe), not a regular file"
+            ])
 
         let folder = try Box(administrator: Self.adminRemote)
         #expect(mkdir(folder.settingsPath, 0o700) == 0)
@@ -186,9 +192,10 @@ struct SettingsMergeTests {
         let configuration = try #require(box.check().configuration)
         #expect(configuration.remotes.map { "\($0.name) \($0.paused)" } == ["nas true", "family true", "work false"])
         #expect(configuration.syncedRemotes.map(\.name) == ["work"])
-        #expect(problems(validText.replacing("create_folder = false", with: "paused = \"yes\"")) == [
-            "\(configPath):21: remote \"nas\": paused must be true or false, without quotes (found \"yes\")"
-        ])
+        #expect(
+            problems(validText.replacing("create_folder = false", with: "paused = \"yes\"")) == [
+                "\(configPath):21: remote \"nas\": paused must be true or false, without quotes (found \"yes\")"
+            ])
     }
 
     @Test("A settings remote's password file must be in the secrets folder; a credential is the administrator's")

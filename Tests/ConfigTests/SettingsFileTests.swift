@@ -80,6 +80,36 @@ struct SettingsFileTests {
         #expect(try box.file.load().settings == HouseholdConfiguration())
     }
 
+    @Test(
+        "Any text a setting may hold is written so that the real parser reads it back the same",
+        arguments: [
+            "\"quoted\" and \\back\\slashes\\", "tab\tnew\nline\r\u{0}nul\u{1B}[31m\u{7F}\u{85}\u{9F}",
+            "\u{2028}\u{202E}bidi\u{2069}", "emoji 👩‍👩‍👧 and Ådresses", "'''single''' \"\"\"triple\"\"\"",
+            "# not a comment", "\\u0041 is not an escape here", "",
+        ])
+    func escaping(text: String) throws {
+        let box = try Box()
+        let settings = HouseholdConfiguration(remotes: [
+            RemoteSettings(
+                name: "r",
+                kind: .carddav(
+                    url: "https://dav.example.org/" + text, username: text,
+                    password: .file(box.file.passwordPath(forRemote: "r")), authScheme: .basic, caFile: nil,
+                    caPath: nil, concurrency: 4))
+        ])
+        let written = settings.settingsText()
+        let read = HouseholdConfiguration.validate(
+            text: written, path: box.file.path, secretsDirectory: box.file.secretsDirectory)
+        if text.isEmpty {
+            // An empty user name is refused on reading: save refuses it too rather than writing it.
+            #expect(!read.errors.isEmpty)
+            #expect(throws: ConfigurationError.self) { try box.file.save(settings, expecting: .absent) }
+        } else {
+            #expect(read.errors.isEmpty, "\(read.errors) in \(written)")
+            #expect(read.household == settings, "\(written)")
+        }
+    }
+
     @Test("A save expecting another version than the file's is refused, and the file is left as it was")
     func versionConflict() throws {
         let box = try Box()

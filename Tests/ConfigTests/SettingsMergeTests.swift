@@ -77,6 +77,8 @@ struct SettingsMergeTests {
             check.origin(of: .remote("nas")) == SettingOrigin(source: .administrator, file: box.configPath, line: 3))
         #expect(check.origin(of: .remote("nas")).isFixed)
         #expect(check.origin(of: .statusPassword) == SettingOrigin(source: .builtIn))
+        // The daemon's start and reload take the same merged configuration.
+        #expect(Configuration.check(path: box.configPath).configuration == configuration)
     }
 
     @Test("Where both files set a value, /etc's is used and marked fixed by the administrator")

@@ -1,7 +1,8 @@
 import Glibc
 import SystemSupport
 
-/// Merges the settings file into the administrator's configuration, for ``Configuration/checked(path:boardsDirectory:readingSecrets:)``.
+/// Merges the settings file into the administrator's configuration, for
+/// ``Configuration/checked(path:boardsDirectory:readingSecrets:)``.
 struct SettingsMerge {
     let path: String
     let secretsDirectory: String

@@ -168,6 +168,17 @@ struct SettingsMergeTests {
         #expect(mkdir(folder.settingsPath, 0o700) == 0)
         #expect(folder.check().settingsProblems.first?.message == "is a folder, not a regular file")
 
+        // Unreadable even by root: a link to itself.
+        let loop = try Box(administrator: Self.adminRemote)
+        #expect(symlink(loop.settingsPath, loop.settingsPath) == 0)
+        let fromLoop = loop.check()
+        #expect(fromLoop.configuration?.remotes.map(\.name) == ["nas"])
+        #expect(
+            fromLoop.settingsProblems.first?.message.hasPrefix("cannot read: ") == true, "\(fromLoop.settingsProblems)")
+
+        let huge = try Box(administrator: Self.adminRemote, settings: String(repeating: "#", count: 2 << 20))
+        #expect(huge.check().settingsProblems.first?.message == "is larger than 1048576 bytes")
+
         let notUTF8 = try Box(administrator: Self.adminRemote)
         var bytes = Array("[box]\nname = \"caf".utf8) + [0xFF, 0x22, 0x0A]
         let fd = open(notUTF8.settingsPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

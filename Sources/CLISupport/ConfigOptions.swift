@@ -22,9 +22,14 @@ public struct ConfigOptions: ParsableArguments {
         return env.pointee != 0
     }
 
-    /// The configuration, or every problem in it on stderr and exit 78.
+    /// The configuration with the settings file merged in, as the daemon runs it, without reading password files
+    /// (a sync reports a bad one for its remote alone); or every problem in it on stderr and exit 78. The settings
+    /// file's problems are warnings: the command goes on without what they spoil, as the daemon does.
     public func load() throws -> Configuration {
-        try configuration(Configuration.validate(path: path))
+        let check = Configuration.checked(path: path, readingSecrets: false)
+        let loaded = try configuration((check.configuration, check.errors))
+        for problem in check.settingsProblems { Terminal.warning(problem.description) }
+        return loaded
     }
 
     /// The configuration after the one check `check-config` runs too (``Configuration/check(path:boardsDirectory:)``:

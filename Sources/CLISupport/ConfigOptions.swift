@@ -32,11 +32,13 @@ public struct ConfigOptions: ParsableArguments {
         return loaded
     }
 
-    /// The configuration after the one check `check-config` runs too (``Configuration/check(path:boardsDirectory:)``:
-    /// its values and its passwords), or every problem on stderr and exit 78: for the daemon, which must not start
-    /// on what `check-config` refuses.
-    public func check() throws -> Configuration {
-        try configuration(Configuration.check(path: path))
+    /// The configuration after the one check `check-config` runs too (``Configuration/checked(path:boardsDirectory:readingSecrets:)``:
+    /// the values and passwords of both files), or every problem of the administrator's file on stderr and exit 78:
+    /// for the daemon, which must not start on what `check-config` refuses. The settings file's problems come back
+    /// beside it, for the daemon to report: they never keep it from starting.
+    public func check() throws -> (configuration: Configuration, settingsProblems: [ConfigurationError]) {
+        let check = Configuration.checked(path: path)
+        return (try configuration((check.configuration, check.errors)), check.settingsProblems)
     }
 
     private func configuration(_ result: (configuration: Configuration?, errors: [ConfigurationError])) throws

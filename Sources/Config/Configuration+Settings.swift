@@ -9,6 +9,10 @@ extension Configuration {
     /// The folder of the passwords the page sets (mode 0700), one file per remote (mode 0600).
     public var secretsDirectory: String { stateDirectory + "/secrets" }
 
+    /// The state folder of a store at `path`: its folder (`/var/lib/contactbox`), where the settings, the secrets
+    /// and the paired browsers are kept.
+    public static func stateFolder(ofStore path: String) -> String { SettingsFile.folder(of: path) }
+
     /// The folder of the store, without its trailing slash (empty for a store in `/`).
     var stateDirectory: String {
         guard let slash = storePath.lastIndex(of: "/") else { return "." }

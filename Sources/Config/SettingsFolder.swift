@@ -51,60 +51,27 @@ final class SettingsFolder {
         }
     }
 
-    /// Replaces `file` (a name in this folder) with `bytes`: a temporary file written, flushed, renamed over it,
-    /// and the folder flushed. On any failure the old file is as it was and the temporary file is gone.
+    /// Replaces `file` (a name in this folder) with `bytes` (`SmallFile.replace`): on any failure but the folder's
+    /// last flush the old file is as it was. Root writes it as the folder's owner.
     func replace(
         _ file: String, with bytes: [UInt8], mode: mode_t, what: String,
         write: (Int32, UnsafeRawBufferPointer) -> Int
     ) throws(ConfigurationError) {
         let target = path + "/" + file
-        let temporary = path + "/." + file + ".new"
-        // Under the lock no other writer uses this name: what is there is left over from a crash.
-        _ = unlink(temporary)
-        let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard out >= 0 else { throw Self.failure(target, "cannot save \(what)", errno, unchanged: true) }
-        var isOpen = true
-        var isDone = false
-        defer {
-            if isOpen { close(out) }
-            if !isDone { _ = unlink(temporary) }
+        do {
+            try SmallFile.replace(
+                target, with: bytes, mode: mode, owner: geteuid() == 0 && owner.uid != 0 ? owner : nil, write: write)
+        } catch {
+            throw Self.failure(
+                target, error.isUnchanged ? "cannot save \(what)" : "\(what) may not be on the disk yet", error.code,
+                unchanged: error.isUnchanged)
         }
-        // open's mode passes through the umask; the owner is the folder's when root writes.
-        guard fchmod(out, mode) == 0 else { throw Self.failure(target, "cannot save \(what)", errno, unchanged: true) }
-        if geteuid() == 0, owner.uid != 0, fchown(out, owner.uid, owner.gid) != 0 {
-            throw Self.failure(target, "cannot save \(what)", errno, unchanged: true)
-        }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                write(out, UnsafeRawBufferPointer(rebasing: buffer[written...]))
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                // A write of nothing that is no error is a full disk all the same.
-                let code = count < 0 ? errno : ENOSPC
-                throw Self.failure(target, "cannot save \(what)", code, unchanged: true)
-            }
-            written += count
-        }
-        guard fsync(out) == 0 else { throw Self.failure(target, "cannot save \(what)", errno, unchanged: true) }
-        isOpen = false
-        // close(2) may report a write that failed late (NFS): the file is then not what was written.
-        guard close(out) == 0 else { throw Self.failure(target, "cannot save \(what)", errno, unchanged: true) }
-        guard rename(temporary, target) == 0 else {
-            throw Self.failure(target, "cannot save \(what)", errno, unchanged: true)
-        }
-        isDone = true
-        // The rename is on the disk once the folder is: until then a power cut may bring the old file back.
-        guard fsync(fd) == 0 else { throw Self.failure(target, "\(what) may not be on the disk yet", errno) }
     }
 
     static func failure(
         _ file: String, _ what: String, _ code: Int32, unchanged: Bool = false
     ) -> ConfigurationError {
-        var message = what + ": " + SystemError.text(code)
-        if code == ENOSPC || code == EDQUOT { message += " (the disk is full: make room and try again)" }
-        if code == EROFS { message += " (the disk is mounted read-only)" }
+        var message = what + ": " + SmallFile.ReplaceFailure(code: code, isUnchanged: unchanged).reason
         if unchanged { message += "; the file is as it was" }
         return ConfigurationError(file: file, message: message, reason: .cannotWrite)
     }

@@ -196,7 +196,7 @@ public final class PairedBrowsers: Sendable {
     func save(_ state: inout State) {
         guard let file else { return }
         if let failure = file.write(state.browsers) {
-            logger?.error("The paired browsers could not be saved", metadata: ["pairing.error": "\(failure.message)"])
+            logger?.error("The paired browsers could not be saved", metadata: ["pairing.error": "\(failure.reason)"])
         }
         state.stamp = FileStamp(path: file.pairings)
     }

@@ -38,7 +38,7 @@ struct PairingFiles: Sendable {
     }
 
     /// A failure leaves the old file: the pairings made since last last only until the next start.
-    func write(_ browsers: [PairedBrowsers.Browser]) -> SmallFile.Failure? {
+    func write(_ browsers: [PairedBrowsers.Browser]) -> SmallFile.ReplaceFailure? {
         var text = Self.header
         for browser in browsers {
             text +=

@@ -1,6 +1,6 @@
-import Appliance
 import ArgumentParser
 import CLISupport
+import Config
 import StatusServer
 
 struct PairCommand: ParsableCommand {
@@ -26,7 +26,7 @@ struct PairCommand: ParsableCommand {
     var forgetAll = false
 
     func run() throws {
-        let folder = Daemon.stateFolder(of: try store.path())
+        let folder = Configuration.stateFolder(ofStore: try store.path())
         do {
             if forgetAll {
                 try PairedBrowsers.forgetAll(folder: folder)
@@ -39,7 +39,7 @@ struct PairCommand: ParsableCommand {
                 "Type it into the status page (This browser, \"No button?\") within "
                     + "\(PairedBrowsers.codeLifetime.wholeSecondsRoundingUp / 60) minutes; it pairs one browser.")
         } catch {
-            Terminal.error("cannot write in \(folder): \(error.message)")
+            Terminal.error("cannot write in \(folder): \(error.reason)")
             throw Exit.cannotCreate
         }
     }

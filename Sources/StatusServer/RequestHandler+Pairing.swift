@@ -110,6 +110,8 @@ struct PairingAnswer: Sendable {
     /// Set in the browser's cookie with this answer.
     var cookie: PairingSecret?
     var status = UInt32(MHD_HTTP_OK)
+    /// Over HTTPS: the cookie is never sent over plain HTTP.
+    var secure = false
 
     func render(into body: inout ByteWriter) {
         body.raw("{\"pairing\":")
@@ -138,11 +140,11 @@ struct PairingAnswer: Sendable {
     }
 
     /// `Set-Cookie`: readable by no script (`HttpOnly`), sent with no request another site starts (`SameSite=Strict`),
-    /// kept 30 days.
+    /// kept 30 days; over HTTPS, never sent over plain HTTP (`Secure`).
     var setCookie: String? {
         cookie.map {
             "\(RequestHandler.cookieName)=\($0.text); Path=/; Max-Age=\(PairedBrowsers.idleLimit.wholeMilliseconds / 1000); "
-                + "HttpOnly; SameSite=Strict"
+                + "HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
         }
     }
 }

@@ -19,6 +19,8 @@ final class RequestHandler: Sendable {
     let pairings: PairedBrowsers
     /// Hands a request to be paired to the daemon, which waits for the button.
     let pair: @Sendable (PairingRequest) -> Void
+    /// Served over HTTPS: the pairing cookie is `Secure` then.
+    let isSecure: Bool
     let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
@@ -33,7 +35,7 @@ final class RequestHandler: Sendable {
         password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
         snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void,
         undo: @escaping @Sendable (UndoRequest) -> Void, pairings: PairedBrowsers,
-        pair: @escaping @Sendable (PairingRequest) -> Void, logger: Logger
+        pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
@@ -44,6 +46,7 @@ final class RequestHandler: Sendable {
         self.undo = undo
         self.pairings = pairings
         self.pair = pair
+        self.isSecure = isSecure
         self.logger = logger
     }
 
@@ -245,6 +248,11 @@ final class RequestHandler: Sendable {
                 "http.method": "\(String(cString: method))", "http.path": "\(String(cString: path))",
                 "http.status": "\(response.status)",
             ])
+        var response = response
+        if isSecure, case .pairing(var answer) = response {
+            answer.secure = true
+            response = .pairing(answer)
+        }
         // Without a password anyone on the network reads the page: no contact names then.
         let redact = password == nil
         return response.queue(on: connection) { redact ? snapshot().withoutNames() : snapshot() }

@@ -27,6 +27,8 @@ public final class StatusServer: Sendable {
     private let daemon: Mutex<DaemonHandle?>
     /// Closes connections past their request's deadline (``RequestDeadlines``).
     private let watch: DeadlineWatch
+    /// The TLS key and certificate as MHD was given them, kept until it has stopped.
+    private let tlsMemory: TLSMemory?
 
     /// Starts listening on `settings.host` and `settings.port`.
     public convenience init(
@@ -52,7 +54,8 @@ public final class StatusServer: Sendable {
             configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
-            syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, logger: logger)
+            syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, isSecure: settings.tls != nil,
+            logger: logger)
         guard let watch = DeadlineWatch(handler.deadlines) else {
             throw StatusServerError(
                 code: .startFailed,
@@ -60,6 +63,7 @@ public final class StatusServer: Sendable {
                     + "or eventfd for its request deadlines (out of memory, or of threads or file descriptors?)")
         }
         let socket = try ListenSocket.open(host: settings.host, port: settings.port)
+        let tlsMemory = settings.tls.map(TLSMemory.init)
         // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
         // so MHD never uses the pointer after the handler is gone.
         let context = Unmanaged.passUnretained(handler).toOpaque()
@@ -90,15 +94,19 @@ public final class StatusServer: Sendable {
                 Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().deadlines.completed(connection)
             },
             UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
-            UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes)
+            UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes,
+            tlsMemory?.key, tlsMemory?.certificate)
         guard let started else {
             watch.stop()
             socket.closeAfterFailedStart()
             throw StatusServerError(
                 code: .startFailed,
                 message: "Cannot show the status page on \(socket.address): libmicrohttpd could not start its "
-                    + "thread or event loop (out of memory, or of threads or file descriptors?)")
+                    + (tlsMemory == nil
+                        ? "thread or event loop (out of memory, or of threads or file descriptors?)"
+                        : "HTTPS (a certificate and key that do not belong together, or that GnuTLS cannot read?)"))
         }
+        self.tlsMemory = tlsMemory
         self.handler = handler
         self.watch = watch
         self.daemon = Mutex(DaemonHandle(pointer: started))
@@ -124,6 +132,24 @@ public final class StatusServer: Sendable {
 
     deinit {
         stop()
+    }
+}
+
+/// The PEM texts MHD reads its TLS credentials from, in C memory that stays put until the server is gone; the key
+/// is overwritten before it is freed.
+private final class TLSMemory: @unchecked Sendable {
+    let key: UnsafeMutablePointer<CChar>?
+    let certificate: UnsafeMutablePointer<CChar>?
+
+    init(_ tls: StatusServer.Settings.TLS) {
+        key = strdup(tls.key)
+        certificate = strdup(tls.certificate)
+    }
+
+    deinit {
+        if let key { memset(key, 0, strlen(key)) }
+        free(key)
+        free(certificate)
     }
 }
 

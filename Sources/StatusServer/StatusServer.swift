@@ -72,12 +72,12 @@ public final class StatusServer: Sendable {
         // MHD_USE_ERROR_LOG: MHD would write to stderr behind the logger's back.
         let started = cmhd_start_daemon(
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue, socket.descriptor,
-            { context, connection, url, method, version, _, uploadSize, requestState in
+            { context, connection, url, method, version, uploadData, uploadSize, requestState in
                 guard let context, let connection, let url, let method, let version, let uploadSize, let requestState
                 else { return .NO }
                 return Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().handle(
-                    connection, path: url, method: method, version: version, uploadSize: uploadSize,
-                    requestState: requestState)
+                    connection, path: url, method: method, version: version, uploadData: uploadData,
+                    uploadSize: uploadSize, requestState: requestState)
             },
             context,
             { context, connection, _, code in
@@ -91,7 +91,7 @@ public final class StatusServer: Sendable {
             },
             { context, connection, _, _ in
                 guard let context, let connection else { return }
-                Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().deadlines.completed(connection)
+                Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().requestEnded(connection)
             },
             UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
             UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes,

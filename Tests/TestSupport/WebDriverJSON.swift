@@ -254,14 +254,14 @@ public indirect enum WebDriverJSON: Equatable, Sendable {
     }
 }
 
+// No `ExpressibleByNilLiteral`: in an optional context a `nil` would become `.null`, a body where none was meant.
 extension WebDriverJSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(arrayLiteral elements: WebDriverJSON...) { self = .array(elements) }
-    public init(nilLiteral: ()) { self = .null }
 
     public init(dictionaryLiteral elements: (String, WebDriverJSON)...) {
         self = .object(Dictionary(elements) { $1 })

@@ -44,7 +44,18 @@ public final class WebDriverSession {
             "capabilities": [
                 "alwaysMatch": [
                     "browserName": "chrome",
-                    "goog:chromeOptions": ["binary": .string(ChromeDriver.chromiumPath), "args": .array(arguments)],
+                    "goog:chromeOptions": [
+                        "binary": .string(ChromeDriver.chromiumPath), "args": .array(arguments),
+                        // A desktop window is at least 500 pixels wide, whatever --window-size says: a phone's
+                        // width needs Chromium's phone emulation (the viewport meta tag read, touch, one device
+                        // pixel per CSS pixel so that screenshots measure in CSS pixels).
+                        "mobileEmulation": [
+                            "deviceMetrics": [
+                                "width": .number(Double(width)), "height": .number(Double(height)), "pixelRatio": 1,
+                                "mobile": true, "touch": true,
+                            ]
+                        ],
+                    ],
                     // A page of the box loads in milliseconds: a hang should fail the step, not the suite's limit.
                     "timeouts": ["pageLoad": 20_000, "script": 10_000, "implicit": 0],
                 ]
@@ -77,7 +88,9 @@ public final class WebDriverSession {
     @discardableResult
     public func command(_ method: String, _ path: String, _ body: WebDriverJSON? = nil) throws -> WebDriverJSON {
         guard isOpen else { throw WebDriverFailure("session \(id) is closed") }
-        return try driver.command(method, "/session/\(id)" + path, body ?? (method == "POST" ? [:] : nil))
+        // A POST always carries a JSON object, an empty one when the command takes no parameters.
+        let sent: WebDriverJSON? = method == "POST" ? body ?? .object([:]) : body
+        return try driver.command(method, "/session/\(id)" + path, sent)
     }
 
     // MARK: Navigation
@@ -153,6 +166,14 @@ public final class WebDriverSession {
         try command("POST", "/execute/sync", ["script": .string(script), "args": .array(arguments)])
     }
 
+    /// Scrolls the page until `selector`'s element is at the top of the viewport (a screenshot shows it).
+    public func scroll(to selector: String) throws {
+        let found = try element(selector)
+        try execute(
+            "arguments[0].scrollIntoView({block: 'start', behavior: 'instant'})",
+            [.object([Self.elementKey: .string(found.id)])])
+    }
+
     // MARK: Waits
 
     /// Waits until the attribute `name` of `selector`'s element is `value`; the failure says what it was last.
@@ -204,9 +225,9 @@ public final class WebDriverSession {
         return Array(data)
     }
 
-    /// Saves a screenshot as `.build/artefacts/NAME.png` in the checkout; returns its path.
+    /// Saves a screenshot as `.build/artefacts/NAME.png` in the checkout.
     @discardableResult
-    public func saveScreenshot(_ name: String) throws -> String {
+    public func saveScreenshot(_ name: String) throws -> Screenshot {
         let png = try screenshot()
         let folder = repositoryRoot + "/.build/artefacts"
         mkdir(repositoryRoot + "/.build", 0o755)
@@ -216,7 +237,22 @@ public final class WebDriverSession {
         let written = fwrite(png, 1, png.count, file)
         fclose(file)
         guard written == png.count else { throw WebDriverFailure("cannot write \(path)") }
-        return path
+        return Screenshot(path: path, png: png)
+    }
+}
+
+/// A screenshot saved as an artefact.
+public struct Screenshot: Sendable {
+    public var path: String
+    public var png: [UInt8]
+
+    /// Whether the bytes start with PNG's signature.
+    public var isPNG: Bool { png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) }
+
+    /// The width in pixels from the IHDR chunk, which PNG puts first: 32 bits, big-endian, at byte 16.
+    public var width: Int? {
+        guard isPNG, png.count >= 24 else { return nil }
+        return png[16..<20].reduce(0) { $0 << 8 | Int($1) }
     }
 }
 

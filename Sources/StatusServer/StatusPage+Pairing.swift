@@ -62,8 +62,14 @@ extension StatusPage {
           function checkPairing() {
             fetch("/api/pairing", {cache: "no-store"})
               .then(function (response) { return response.ok ? response.json() : null; })
-              .then(function (p) { if (p) renderPairing(p); })
-              .catch(function () {});
+              .then(function (p) { if (p) renderPairing(p); else askAgain(); })
+              .catch(askAgain);
+          }
+          // A question that went unanswered (the Wi-Fi gone a moment, the box restarting) must not end the wait:
+          // the button may be pressed after it.
+          function askAgain() {
+            clearTimeout(pairingPoll);
+            if (pairing.pairing === "waiting") pairingPoll = setTimeout(checkPairing, 1500);
           }
           function changeHeaders() { return pairing.token ? {"X-ContactBox-Token": pairing.token} : {}; }
           function pairingPost(path) {

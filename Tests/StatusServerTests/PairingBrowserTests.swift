@@ -113,6 +113,65 @@ struct PairingBrowserTests {
         #expect(requests.requests.count == 2)
     }
 
+    @Test("Forgotten at the box while the page shows it paired: the next change is refused and the page says so")
+    func forgottenAtTheBox() throws {
+        try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
+        let pairings = PairedBrowsers(folder: nil)
+        let requests = PairingRecorder()
+        let undo = UndoRecorder()
+        let server = try makeServer(
+            snapshot: makeUndoSnapshot(), undo: undo, pairings: pairings, pair: { requests.record($0) })
+        let driver = try ChromeDriver()
+        let phone = try driver.session(width: Self.phoneWidth)
+        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        try phone.click("#pair")
+        let request = try waitUntil("the server to hand the pairing request to the daemon") { requests.requests.first }
+        pairings.decide(id: request.id, approved: true)
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "paired")
+
+        // The button held 10 s: every browser forgotten, and the page is not told.
+        pairings.forgetAll()
+        try phone.click(Self.undoButton)
+        try phone.waitForText(of: "#undo-result", containing: Self.notPaired)
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        #expect(try phone.elements("#browsers li").isEmpty)
+        #expect(undo.requests.isEmpty)
+    }
+
+    @Test("While it waits for the button, a poll that fails (Wi-Fi gone a moment) does not stop the page asking")
+    func pollSurvivesAFailure() throws {
+        try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
+        let pairings = PairedBrowsers(folder: nil)
+        let requests = PairingRecorder()
+        let server = try makeServer(pairings: pairings, pair: { requests.record($0) })
+        let driver = try ChromeDriver()
+        let phone = try driver.session(width: Self.phoneWidth)
+        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        try phone.click("#pair")
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "waiting")
+        let request = try waitUntil("the server to hand the pairing request to the daemon") { requests.requests.first }
+        // The page's next two questions to /api/pairing fail as a dropped connection does; later ones go through.
+        try phone.execute(
+            """
+            var realFetch = window.fetch;
+            window.failedPolls = 0;
+            window.fetch = function (url, options) {
+              if (String(url).indexOf("/api/pairing") === 0 && window.failedPolls < 2) {
+                window.failedPolls += 1;
+                return Promise.reject(new TypeError("Failed to fetch"));
+              }
+              return realFetch(url, options);
+            };
+            """)
+        try waitUntil("the page's first poll to fail") {
+            try phone.execute("return window.failedPolls").number.flatMap { $0 >= 1 ? () : nil }
+        }
+        pairings.decide(id: request.id, approved: true)
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "paired", seconds: 15)
+    }
+
     @Test("The one-time code: a wrong one is refused with the reason, the right one pairs this browser")
     func code() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")

@@ -52,7 +52,11 @@ public indirect enum WebDriverJSON: Equatable, Sendable {
         case .bool(let value): output += value ? "true" : "false"
         case .number(let value):
             // Whole numbers as integers: chromedriver takes timeouts and sizes as integers.
-            if value.rounded() == value, abs(value) < 1e15 { output += String(Int64(value)) } else { output += "\(value)" }
+            if value.rounded() == value, abs(value) < 1e15 {
+                output += String(Int64(value))
+            } else {
+                output += "\(value)"
+            }
         case .string(let text): Self.quote(text, into: &output)
         case .array(let items):
             output += "["
@@ -179,7 +183,9 @@ public indirect enum WebDriverJSON: Equatable, Sendable {
             }
             while true {
                 skipSpace()
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("a key expected") }
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                    throw failure("a key expected")
+                }
                 let key = try string()
                 skipSpace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure(": expected") }

@@ -206,8 +206,9 @@ struct PairingBrowserTests {
     }
 
     /// Saves the step's screenshot and checks it is a PNG as wide as the phone.
-    private static func screenshot(_ session: WebDriverSession, _ name: String, at selector: String = "#pairing") throws
-    {
+    private static func screenshot(
+        _ session: WebDriverSession, _ name: String, at selector: String = "#pairing"
+    ) throws {
         try session.scroll(to: selector)
         let shot = try session.saveScreenshot(name)
         #expect(shot.isPNG, "not a PNG: \(shot.path)")

@@ -113,6 +113,27 @@ struct PairingBrowserTests {
         #expect(requests.requests.count == 2)
     }
 
+    @Test("A double tap on Pair this browser asks the box once, and the press then pairs this browser")
+    func doubleTap() throws {
+        try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
+        let pairings = PairedBrowsers(folder: nil)
+        let requests = PairingRecorder()
+        let server = try makeServer(pairings: pairings, pair: { requests.record($0) })
+        let driver = try ChromeDriver()
+        let phone = try driver.session(width: Self.phoneWidth)
+        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        // Both taps land before the first answer arrives, as a quick double tap on a phone does.
+        try phone.execute("var pair = document.getElementById('pair'); pair.click(); pair.click();")
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "waiting")
+        let request = try waitUntil("the server to hand the pairing request to the daemon") { requests.requests.first }
+        // The answer to a second request would have come by now.
+        try phone.execute("return new Promise(function (done) { setTimeout(done, 300); });")
+        #expect(requests.requests.count == 1)
+        pairings.decide(id: request.id, approved: true)
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "paired")
+    }
+
     @Test("Forgotten at the box while the page shows it paired: the next change is refused and the page says so")
     func forgottenAtTheBox() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")

@@ -207,10 +207,11 @@ struct PairingBrowserTests {
         try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
         try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
 
-        try phone.sendKeys(wrong, to: "#pair-code")
-        try phone.click("#code-form button[type=submit]")
+        // Typed and sent with Enter (a phone keyboard's Go key); the right one below with the button.
+        try phone.sendKeys(wrong + WebDriverSession.enterKey, to: "#pair-code")
         try phone.waitForText(of: "#pairing-result", containing: "That pairing code is wrong, used or expired.")
         #expect(try phone.attribute("data-pairing", of: "#pairing") == "none")
+        #expect(try phone.property("value", of: "#pair-code") == .string(""), "the field keeps the code sent")
         #expect(pairings.list().isEmpty)
         try Self.screenshot(phone, "pairing-7-wrong-code")
 

@@ -93,10 +93,16 @@ public final class ChromeDriver {
     public func command(
         _ method: String, _ path: String, _ body: WebDriverJSON? = nil, timeout: Int = 60
     ) throws -> WebDriverJSON {
-        let response = try HTTPTestClient.framedRequest(
-            port: port, method: method, path: path,
-            headers: body == nil ? [] : [("Content-Type", "application/json; charset=utf-8")],
-            body: body?.text ?? "", timeout: timeout)
+        let response: HTTPTestResponse
+        do {
+            response = try HTTPTestClient.framedRequest(
+                port: port, method: method, path: path,
+                headers: body == nil ? [] : [("Content-Type", "application/json; charset=utf-8")],
+                body: body?.text ?? "", timeout: timeout)
+        } catch {
+            let state = process.isRunning ? "running" : "exited"
+            throw WebDriverFailure("\(method) \(path): \(error) (chromedriver \(state); its log: \(logTail()))")
+        }
         let answer: WebDriverJSON
         do {
             answer = try WebDriverJSON.parse(response.body)

@@ -27,6 +27,9 @@ public final class WebDriverSession {
     /// The W3C key of an element reference in a JSON answer.
     static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
+    /// The Enter key, for `sendKeys` (W3C WebDriver's code point for it): submits the form a field is in.
+    public static let enterKey = "\u{E007}"
+
     public let id: String
     public let driver: ChromeDriver
     private let profile: TemporaryDirectory
@@ -158,6 +161,11 @@ public final class WebDriverSession {
 
     public func attribute(_ name: String, of selector: String) throws -> String? {
         try attribute(name, of: element(selector))
+    }
+
+    /// A DOM property's value (an input's `value` as typed, where the attribute keeps the page's first value).
+    public func property(_ name: String, of selector: String) throws -> WebDriverJSON {
+        try command("GET", "/element/\(element(selector).id)/property/\(name)")
     }
 
     /// Runs `script` as a function's body in the page (`arguments[0]`… are `arguments`); what it returns.

@@ -51,11 +51,17 @@ public final class Daemon {
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
     var stopRequested = false
+    /// The settings file's problems found at start, reported once the log reaches the page.
+    private var settingsProblems: [ConfigurationError] = []
 
     /// Sets up every service; the LEDs show "starting" before this returns. Throws only when the daemon cannot
-    /// run at all (no eventfd, no signalfd).
-    public convenience init(configuration: Configuration, options: Options, logger: Logger) throws(ApplianceError) {
+    /// run at all (no eventfd, no signalfd). `settingsProblems` (what the check found wrong in the page's settings
+    /// file, left out) go to the journal and the page once it runs.
+    public convenience init(
+        configuration: Configuration, settingsProblems: [ConfigurationError] = [], options: Options, logger: Logger
+    ) throws(ApplianceError) {
         try self.init(configuration: configuration, options: options, logger: logger, openPanel: Self.openPanel)
+        self.settingsProblems = settingsProblems
     }
 
     /// `openPanel` opens the configured panel; the tests hand in a `SimulatedPanel`.
@@ -85,7 +91,9 @@ public final class Daemon {
         pageRequests = PageRequests(mainLoop: wake)
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
         core = ApplianceCore(sync: configuration.sync, remotes: configuration.remotes.count, now: now)
-        pairings = PairedBrowsers(folder: Self.stateFolder(of: options.storePath ?? configuration.storePath))
+        pairings = PairedBrowsers(
+            folder: Configuration.stateFolder(ofStore: options.storePath ?? configuration.storePath),
+            logger: self.logger)
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
@@ -97,6 +105,7 @@ public final class Daemon {
         logger.notice(
             "ContactBox started",
             metadata: ["remotes": "\(configuration.remotes.count)", "version": "\(options.version)"])
+        report(settingsProblems)
         while !stopRequested {
             let now = monotonicMillis()
             step(at: now)
@@ -248,12 +257,6 @@ public final class Daemon {
         }
     }
 
-    /// The folder of the store: the state folder (`/var/lib/contactbox`), where the pairings are kept too.
-    static func stateFolder(of storePath: String) -> String {
-        guard let slash = storePath.lastIndex(of: "/") else { return "." }
-        return slash == storePath.startIndex ? "/" : String(storePath[..<slash])
-    }
-
     // MARK: Signals
 
     private func handleSignals() {
@@ -271,7 +274,7 @@ public final class Daemon {
         defer { notifier.ready(status: core.statusLine) }
         // The check `check-config` and the start run: a password file turned into a FIFO or holding a NUL byte is
         // refused here too, not found at the next login.
-        let result = Configuration.check(path: options.configPath)
+        let result = Configuration.checked(path: options.configPath)
         guard let new = result.configuration, result.errors.isEmpty else {
             var metadata: Logger.Metadata = ["config.error": "\(result.errors.first?.description ?? "unknown")"]
             if result.errors.count > 1 { metadata["config.problems"] = "\(result.errors.count)" }
@@ -283,7 +286,15 @@ public final class Daemon {
         }
         configuration = new
         worker.reconfigure(new)
+        report(result.settingsProblems)
         send(.reloaded(new))
+    }
+
+    /// The page's settings that the box runs without, each with its file, line and why.
+    private func report(_ problems: [ConfigurationError]) {
+        for problem in problems {
+            logger.warning("A setting from the status page is not used", metadata: ["config.error": "\(problem)"])
+        }
     }
 
     // MARK: Stopping

@@ -6,8 +6,8 @@ import SystemSupport
 /// `UndoConfirmation`.
 ///
 /// One request at a time: while one waits, another browser's is refused, so that a press pairs the browser the
-/// person at the box is holding, never one that asked at the same moment from elsewhere on the network. The same
-/// browser asking again only restarts its two minutes.
+/// person at the box is holding, never one that asked at the same moment from elsewhere on the network. Asking
+/// again from the same address (a second tap of *Pair*) replaces the request and restarts its two minutes.
 public struct PairingWindow: Sendable, Equatable {
     /// How long a request waits for the short press.
     public static let deadline = Duration.seconds(120)
@@ -23,7 +23,7 @@ public struct PairingWindow: Sendable, Equatable {
 
     /// A browser asks. Returns whether its request now waits for the button: false while another's waits.
     public mutating func request(_ request: PairingRequest, at now: Int64) -> Bool {
-        if let waiting, waiting.id != request.id { return false }
+        if let waiting, waiting.address != request.address { return false }
         waiting = request
         openUntil = now + Self.deadline.wholeMilliseconds
         return true

@@ -71,7 +71,8 @@ public final class SyncPass {
         var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
         factory.turnLimit = turnLimit
         var worst = Result(state: .idle, schedule: .done)
-        let remotes = configuration.remotes
+        // A paused remote keeps its contacts and state, and waits.
+        let remotes = configuration.syncedRemotes
         do {
             try PassRounds.run(count: remotes.count, storeSeq: store.currentChangeSeq) { index, _ in
                 let remote = remotes[index]

@@ -22,16 +22,23 @@ public struct ConfigOptions: ParsableArguments {
         return env.pointee != 0
     }
 
-    /// The configuration, or every problem in it on stderr and exit 78.
+    /// The configuration with the settings file merged in, as the daemon runs it, without reading password files
+    /// (a sync reports a bad one for its remote alone); or every problem in it on stderr and exit 78. The settings
+    /// file's problems are warnings: the command goes on without what they spoil, as the daemon does.
     public func load() throws -> Configuration {
-        try configuration(Configuration.validate(path: path))
+        let check = Configuration.checked(path: path, readingSecrets: false)
+        let loaded = try configuration((check.configuration, check.errors))
+        for problem in check.settingsProblems { Terminal.warning(problem.description) }
+        return loaded
     }
 
-    /// The configuration after the one check `check-config` runs too (``Configuration/check(path:boardsDirectory:)``:
-    /// its values and its passwords), or every problem on stderr and exit 78: for the daemon, which must not start
-    /// on what `check-config` refuses.
-    public func check() throws -> Configuration {
-        try configuration(Configuration.check(path: path))
+    /// The configuration after the one check `check-config` runs too (``Configuration/checked(path:boardsDirectory:readingSecrets:)``:
+    /// the values and passwords of both files), or every problem of the administrator's file on stderr and exit 78:
+    /// for the daemon, which must not start on what `check-config` refuses. The settings file's problems come back
+    /// beside it, for the daemon to report: they never keep it from starting.
+    public func check() throws -> (configuration: Configuration, settingsProblems: [ConfigurationError]) {
+        let check = Configuration.checked(path: path)
+        return (try configuration((check.configuration, check.errors)), check.settingsProblems)
     }
 
     private func configuration(_ result: (configuration: Configuration?, errors: [ConfigurationError])) throws

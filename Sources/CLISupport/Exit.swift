@@ -70,13 +70,19 @@ public enum Exit {
         ],
         "prune-history": [(0, nil), (64, nil), (74, nil), (78, nil)],
         "check-config": [
-            (0, "the configuration is valid"), (64, nil), (78, "the configuration has problems (listed)"),
+            (0, "the configuration is valid"),
+            (1, "the settings file has problems (listed): the box starts without what they spoil"), (64, nil),
+            (78, "the configuration has problems (listed)"),
         ],
         "sync": [
             (0, "every remote synced"),
             (1, "some contacts could not be synced, or a server refused or damaged a card (listed)"),
             (10, nil), (64, nil), (69, nil), (74, nil), (75, nil), (76, nil), (77, nil),
-            (78, "the configuration is wrong, or a remote's URL is no address book (the message names those found)"),
+            (
+                78,
+                "the configuration is wrong, no address book is set up yet, or a remote's URL is no address book "
+                    + "(the message names those found)"
+            ),
         ],
         "discover": [
             (0, "the address books are listed"), (1, "the account has no address book"), (64, nil), (69, nil),
@@ -85,6 +91,7 @@ public enum Exit {
             (78, "the configuration is wrong, or nothing is at the URL (404) or it is no address book"),
         ],
         "run": [(0, "stopped by a signal"), (64, nil), (71, nil), (78, nil)],
+        "pair": [(0, nil), (64, nil), (73, "the pairing files cannot be written in the store's folder"), (78, nil)],
     ]
 
     /// The codes `command` exits with (`"sync"`): nil for a command not in ``commands``.

@@ -7,34 +7,52 @@ struct ConfigurationReader {
         var context: String
     }
 
-    let path: String
-    private(set) var errors: [ConfigurationError] = []
-
-    init(path: String) {
-        self.path = path
+    /// Which file is read: the administrator's, which may set everything, or the settings file, which holds what
+    /// the status page and the command line may set, its passwords in `secretsDirectory`.
+    enum Role: Equatable {
+        case administrator
+        case settings(secretsDirectory: String)
     }
 
-    static let rootKeys = ["store", "sync", "remote", "panel", "status", "history"]
+    let path: String
+    let role: Role
+    private(set) var errors: [ConfigurationError] = []
+    /// The line each setting the page may change is written on, for ``ConfigurationCheck/origin(of:)``.
+    var lines: [SettingKey: Int] = [:]
+
+    init(path: String, role: Role = .administrator) {
+        self.path = path
+        self.role = role
+    }
+
+    static let rootKeys = ["store", "sync", "remote", "panel", "status", "history", "box"]
     static let syncKeys = ["interval", "full_check", "max_delete_share"]
     static let historyKeys = ["max_age", "max_versions"]
-    static let commonRemoteKeys = ["name", "kind", "conflict"]
+    static let commonRemoteKeys = ["name", "kind", "conflict", "paused"]
     static let carddavKeys = [
         "url", "username", "password_file", "password_credential", "auth", "ca_file", "ca_path", "concurrency",
         "allow_insecure_http",
     ]
     static let vdirKeys = ["folder", "create_folder"]
+    /// What the settings file may hold: what the status page and the command line set.
+    static let settingsRootKeys = ["sync", "remote", "status", "box"]
+    static let settingsSyncKeys = ["interval"]
+    static let settingsStatusKeys = ["password_file"]
     /// Every key the file may hold, and `password`, which it must not: the keys a syntax error may quote.
     static let allKeys = Set(
-        rootKeys + syncKeys + historyKeys + commonRemoteKeys + carddavKeys + vdirKeys + panelKeys + statusKeys + [
-            "password"
-        ])
+        rootKeys + syncKeys + historyKeys + commonRemoteKeys + carddavKeys + vdirKeys + panelKeys + statusKeys
+            + boxKeys + ["password"])
 
     mutating func read(_ root: TOMLTable) -> Configuration {
         let top = Block(table: root, context: "")
-        checkKeys(top, allowed: Self.rootKeys)
-        let storePath = absolutePath(top, "store") ?? Configuration.defaultStorePath
+        checkKeys(top, all: Self.rootKeys, settings: Self.settingsRootKeys)
+        // The settings file's root refuses the administrator's keys above; their values are not read at all.
+        let isAdministrator = role == .administrator
+        let storePath = (isAdministrator ? absolutePath(top, "store") : nil) ?? Configuration.defaultStorePath
         var sync = SyncSettings()
         if let block = section(top, "sync") { sync = readSync(block) }
+        var box = BoxSettings()
+        if let block = section(top, "box") { box = readBox(block) }
         var remotes: [RemoteSettings] = []
         var nameLines: [String: Int?] = [:]
         if let value = root["remote"] {
@@ -66,21 +84,22 @@ struct ConfigurationReader {
             } else {
                 fail(top, "remote", "remote must be written as [[remote]] blocks, one per address book")
             }
-        } else {
-            errors.append(error(nil, "remote", "no [[remote]] is configured: add one block per address book"))
         }
+        // No [[remote]] at all is a box not set up yet, not a mistake: the daemon starts and the page offers to add
+        // one (`check-config` says so as a note).
         var panel = PanelSettings()
-        if let block = section(top, "panel") { panel = readPanel(block) }
+        if isAdministrator, let block = section(top, "panel") { panel = readPanel(block) }
         var status = StatusSettings()
         if let block = section(top, "status") { status = readStatus(block) }
         var history = HistorySettings()
-        if let block = section(top, "history") { history = readHistory(block) }
+        if isAdministrator, let block = section(top, "history") { history = readHistory(block) }
         return Configuration(
-            storePath: storePath, sync: sync, remotes: remotes, panel: panel, status: status, history: history)
+            storePath: storePath, sync: sync, remotes: remotes, panel: panel, status: status, history: history,
+            box: box)
     }
 
     private mutating func readHistory(_ block: Block) -> HistorySettings {
-        checkKeys(block, allowed: Self.historyKeys)
+        checkKeys(block, all: Self.historyKeys, settings: [])
         var history = HistorySettings()
         if let span = duration(block, "max_age") { history.maxAge = span }
         if let value = block.table["max_versions"] {
@@ -97,9 +116,12 @@ struct ConfigurationReader {
     }
 
     private mutating func readSync(_ block: Block) -> SyncSettings {
-        checkKeys(block, allowed: Self.syncKeys)
+        checkKeys(block, all: Self.syncKeys, settings: Self.settingsSyncKeys)
         var sync = SyncSettings()
-        if let span = duration(block, "interval") { sync.interval = span }
+        if let span = duration(block, "interval") {
+            sync.interval = span
+            if let line = block.table.line(of: "interval") { lines[.syncInterval] = line }
+        }
         if let span = duration(block, "full_check") { sync.fullCheck = span }
         if let value = block.table["max_delete_share"] {
             if let share = value.double ?? value.int.map(Double.init), share > 0, share <= 1 {
@@ -119,6 +141,7 @@ struct ConfigurationReader {
         if let name {
             if Self.isValidName(name) {
                 block.context = "remote \"\(name)\": "
+                if lines[.remote(name)] == nil, let line = table.line { lines[.remote(name)] = line }
             } else {
                 fail(
                     block, "name",
@@ -129,6 +152,7 @@ struct ConfigurationReader {
             fail(block, nil, "name is missing")
         }
         let policy = choice(block, "conflict", RemoteSettings.ConflictPolicy.self) ?? .newest
+        let paused = bool(block, "paused") ?? false
         let kind: RemoteSettings.Kind?
         let kindName = string(block, "kind")
         switch kindName {
@@ -150,7 +174,7 @@ struct ConfigurationReader {
             checkKeys(block, allowed: Self.commonRemoteKeys + Self.carddavKeys + Self.vdirKeys)
         }
         guard let name, let kind else { return nil }
-        return RemoteSettings(name: name, kind: kind, conflictPolicy: policy)
+        return RemoteSettings(name: name, kind: kind, conflictPolicy: policy, paused: paused)
     }
 
     private mutating func readCardDAV(_ block: Block) -> RemoteSettings.Kind? {
@@ -191,8 +215,25 @@ struct ConfigurationReader {
     mutating func secret(_ block: Block, required: Bool) -> SecretSource? {
         switch (string(block, "password_file"), string(block, "password_credential")) {
         case (let file?, nil):
-            return absolutePath(block, "password_file", value: file).map(SecretSource.file)
+            guard let file = absolutePath(block, "password_file", value: file) else { return nil }
+            if case .settings(let secrets) = role, !Self.isDirectlyInside(secrets, file) {
+                // The page writes only there; a password file elsewhere would let the settings file point the
+                // box at any file it can read.
+                fail(
+                    block, "password_file",
+                    "password_file must be a file in \(Configuration.shown(secrets)), where the status page keeps "
+                        + "passwords (found \(Configuration.quoted(file)))")
+                return nil
+            }
+            return .file(file)
         case (nil, let name?):
+            if case .settings = role {
+                fail(
+                    block, "password_credential",
+                    "password_credential is set in the administrator's file (\(Configuration.installedPath)), "
+                        + "with the unit's LoadCredential=; the settings file uses password_file")
+                return nil
+            }
             if !name.isEmpty, !name.contains("/"), name != ".", name != ".." { return .credential(name) }
             fail(
                 block, "password_credential",
@@ -327,11 +368,27 @@ struct ConfigurationReader {
 
     // MARK: - Keys
 
+    /// `all` in the administrator's file; in the settings file `settings` alone, and the others said to be the
+    /// administrator's.
+    mutating func checkKeys(_ block: Block, all: [String], settings: [String]) {
+        if case .settings = role {
+            checkKeys(block, allowed: settings, administrator: all)
+        } else {
+            checkKeys(block, allowed: all)
+        }
+    }
+
     mutating func checkKeys(
-        _ block: Block, allowed: [String], otherKind: (kind: String, keys: [String])? = nil
+        _ block: Block, allowed: [String], administrator: [String] = [],
+        otherKind: (kind: String, keys: [String])? = nil
     ) {
         for key in block.table.keys.sorted() where !allowed.contains(key) {
-            if key == "password" {
+            if administrator.contains(key) {
+                fail(
+                    block, key,
+                    "\(key) can be set only in the administrator's file (\(Configuration.installedPath)), not in the "
+                        + "settings file")
+            } else if key == "password" {
                 fail(
                     block, key,
                     "a password does not belong in the configuration file, which other users can "
@@ -367,6 +424,14 @@ struct ConfigurationReader {
             previous = current
         }
         return previous[b.count]
+    }
+
+    /// Whether `file` is a file directly in `folder`: no sub-folder, no `..`.
+    static func isDirectlyInside(_ folder: String, _ file: String) -> Bool {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        guard file.hasPrefix(prefix) else { return false }
+        let rest = file.dropFirst(prefix.count)
+        return !rest.isEmpty && !rest.contains("/") && rest != "." && rest != ".."
     }
 
     static func isValidName(_ name: String) -> Bool {

@@ -28,11 +28,15 @@ public struct RemoteSettings: Sendable, Equatable {
     public var name: String
     public var kind: Kind
     public var conflictPolicy: ConflictPolicy
+    /// Kept, with its contacts and sync state, but not synced until resumed (`paused = true`): a book whose
+    /// server is away for a while, say, without its errors on every pass.
+    public var paused: Bool
 
-    public init(name: String, kind: Kind, conflictPolicy: ConflictPolicy = .newest) {
+    public init(name: String, kind: Kind, conflictPolicy: ConflictPolicy = .newest, paused: Bool = false) {
         self.name = name
         self.kind = kind
         self.conflictPolicy = conflictPolicy
+        self.paused = paused
     }
 
     /// The default number of requests in flight to one CardDAV server.

@@ -23,12 +23,16 @@ public struct Configuration: Sendable, Equatable {
     public var status: StatusSettings
     /// How long the store keeps replaced and deleted versions (`[history]`).
     public var history: HistorySettings
+    /// The box's network name (`[box]`).
+    public var box: BoxSettings
 
     public init(
         storePath: String = Configuration.defaultStorePath, sync: SyncSettings = SyncSettings(),
         remotes: [RemoteSettings], panel: PanelSettings = PanelSettings(),
-        status: StatusSettings = StatusSettings(), history: HistorySettings = HistorySettings()
+        status: StatusSettings = StatusSettings(), history: HistorySettings = HistorySettings(),
+        box: BoxSettings = BoxSettings()
     ) {
+        self.box = box
         self.history = history
         self.storePath = storePath
         self.sync = sync

@@ -4,7 +4,7 @@ extension ConfigurationReader {
     static let statusKeys = ["listen", "password_file", "password_credential", "allowed_hosts"]
 
     mutating func readPanel(_ block: Block) -> PanelSettings {
-        checkKeys(block, allowed: Self.panelKeys)
+        checkKeys(block, all: Self.panelKeys, settings: [])
         guard let board = required(block, "board") else { return PanelSettings() }
         // A name is looked up in the boards folder; anything with a slash is a file, and only an absolute path
         // means the same file whatever folder the daemon was started in.
@@ -20,7 +20,7 @@ extension ConfigurationReader {
     }
 
     mutating func readStatus(_ block: Block) -> StatusSettings {
-        checkKeys(block, allowed: Self.statusKeys)
+        checkKeys(block, all: Self.statusKeys, settings: Self.settingsStatusKeys)
         var status = StatusSettings()
         if let text = string(block, "listen") {
             do {
@@ -30,6 +30,11 @@ extension ConfigurationReader {
             }
         }
         status.password = secret(block, required: false)
+        if status.password != nil,
+            let line = block.table.line(of: "password_file") ?? block.table.line(of: "password_credential")
+        {
+            lines[.statusPassword] = line
+        }
         if let value = block.table["allowed_hosts"] {
             let key = "allowed_hosts"
             let hosts = value.array?.compactMap(\.string)

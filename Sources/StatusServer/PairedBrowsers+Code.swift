@@ -11,7 +11,9 @@ extension PairedBrowsers {
 
     /// Writes a new code to the state folder, replacing any earlier one, and returns it as a person types it
     /// ("1234-5678").
-    public static func issueCode(folder: String, now: Int64 = wallClockSeconds()) throws(SmallFile.Failure) -> String {
+    public static func issueCode(folder: String, now: Int64 = wallClockSeconds()) throws(SmallFile.ReplaceFailure)
+        -> String
+    {
         var generator = SystemRandomNumberGenerator()
         let digits = (0..<8).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
         let files = PairingFiles(folder: folder)
@@ -23,7 +25,7 @@ extension PairedBrowsers {
 
     /// Forgets every browser from outside the daemon (`contactbox pair --forget-all`): the running daemon notices
     /// the file changed at the next request.
-    public static func forgetAll(folder: String) throws(SmallFile.Failure) {
+    public static func forgetAll(folder: String) throws(SmallFile.ReplaceFailure) {
         let files = PairingFiles(folder: folder)
         try SmallFile.replace(
             files.pairings, with: Array(PairingFiles.header.utf8), mode: 0o600, owner: files.folderOwner())

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 import SystemSupport
 
@@ -57,18 +58,21 @@ public final class PairedBrowsers: Sendable {
     }
 
     let file: PairingFiles?
+    let logger: Logger?
     let state = Mutex(State())
     /// Unix seconds.
     let wallClock: @Sendable () -> Int64
     /// Monotonic milliseconds.
     let clock: @Sendable () -> Int64
 
-    /// `folder` is the state folder (`/var/lib/contactbox`); nil keeps the pairings in memory.
+    /// `folder` is the state folder (`/var/lib/contactbox`); nil keeps the pairings in memory. `logger` hears of a
+    /// pairings file that cannot be written.
     public init(
-        folder: String?, wallClock: @escaping @Sendable () -> Int64 = wallClockSeconds,
+        folder: String?, logger: Logger? = nil, wallClock: @escaping @Sendable () -> Int64 = wallClockSeconds,
         clock: @escaping @Sendable () -> Int64 = monotonicMillis
     ) {
         file = folder.map(PairingFiles.init(folder:))
+        self.logger = logger
         self.wallClock = wallClock
         self.clock = clock
     }
@@ -76,12 +80,16 @@ public final class PairedBrowsers: Sendable {
     // MARK: The server's thread
 
     /// A new request to be paired from `address`: the secret to put in the browser's cookie, and the request the
-    /// main loop hears of. Returns nil when too many requests wait already.
+    /// main loop hears of. It replaces an earlier request from the same address (a second tap of *Pair*); a
+    /// request that ended unpaired makes way when the table is full. Returns nil when too many still wait.
     public func begin(address: String) -> (secret: PairingSecret, request: PairingRequest)? {
         let secret = PairingSecret.random()
         let now = clock()
         return state.withLock { state in
-            state.pending.removeAll { now - $0.since > Self.pendingLimitMillis }
+            state.pending.removeAll { now - $0.since > Self.pendingLimitMillis || $0.address == address }
+            if state.pending.count >= Self.pendingLimit, let refused = state.pending.firstIndex(where: \.refused) {
+                state.pending.remove(at: refused)
+            }
             guard state.pending.count < Self.pendingLimit else { return nil }
             let id = Self.newID(taken: state.browsers.map(\.id) + state.pending.map(\.id))
             state.pending.append(Pending(id: id, digest: secret.digest, address: address, since: now))
@@ -184,9 +192,12 @@ public final class PairedBrowsers: Sendable {
         if state.browsers.count != before { save(&state) }
     }
 
+    /// A failure keeps the pairings in memory until the next start, and says so.
     func save(_ state: inout State) {
         guard let file else { return }
-        file.write(state.browsers)
+        if let failure = file.write(state.browsers) {
+            logger?.error("The paired browsers could not be saved", metadata: ["pairing.error": "\(failure.reason)"])
+        }
         state.stamp = FileStamp(path: file.pairings)
     }
 

@@ -37,9 +37,8 @@ struct PairingFiles: Sendable {
         return browsers
     }
 
-    /// Best effort: a failure leaves the old file, and the pairings made since last only until the next start.
-    @discardableResult
-    func write(_ browsers: [PairedBrowsers.Browser]) -> SmallFile.Failure? {
+    /// A failure leaves the old file: the pairings made since last last only until the next start.
+    func write(_ browsers: [PairedBrowsers.Browser]) -> SmallFile.ReplaceFailure? {
         var text = Self.header
         for browser in browsers {
             text +=

@@ -1,60 +1,82 @@
 import Glibc
 
 extension SmallFile {
-    /// Replaces the file at `path` with `bytes`, all or nothing: a temporary file beside it, written and fsync'ed,
-    /// renamed over the old one, then the folder fsync'ed so that the rename itself survives a power cut. A failure
-    /// at any step (a full disk, a read-only card) leaves the old file as it was. The new file has `mode` (and,
-    /// with `owner`, that user and group, for a file written by root for the service).
+    /// Why a replacement failed: the failed call's errno, and whether the old file is still there as it was (every
+    /// step but the folder's final flush leaves it so).
+    public struct ReplaceFailure: Error {
+        public var code: Int32
+        public var isUnchanged: Bool
+
+        public init(code: Int32, isUnchanged: Bool) {
+            self.code = code
+            self.isUnchanged = isUnchanged
+        }
+
+        /// "No space left on device (the disk is full: make room and try again)".
+        public var reason: String {
+            var text = SystemError.text(code)
+            if code == ENOSPC || code == EDQUOT { text += " (the disk is full: make room and try again)" }
+            if code == EROFS { text += " (the disk is mounted read-only)" }
+            return text
+        }
+    }
+
+    /// Replaces the file at `path` with `bytes`, all or nothing: a temporary file beside it (`.NAME.new-PID`),
+    /// written and fsync'ed, renamed over the old one, then the folder fsync'ed so that the rename itself survives a
+    /// power cut. A failure before the rename (a full disk, a read-only card) leaves the old file as it was. The new
+    /// file has `mode`, and with `owner` that user and group (a file written by root for the service). `write` is
+    /// write(2); a test makes it fail.
     public static func replace(
-        _ path: String, with bytes: [UInt8], mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil
-    ) throws(Failure) {
-        let temporary = path + ".new-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw Failure(message: "cannot write \(temporary): " + SystemError.last.description) }
-        var closed = false
+        _ path: String, with bytes: [UInt8], mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil,
+        write: (Int32, UnsafeRawBufferPointer) -> Int = { Glibc.write($0, $1.baseAddress, $1.count) }
+    ) throws(ReplaceFailure) {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = (folder == "/" ? "" : folder) + "/." + name + ".new-\(getpid())"
+        // No other writer in this process uses this name (callers write under a lock): what is there is left over.
+        _ = unlink(temporary)
+        let out = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard out >= 0 else { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        var isOpen = true
+        var isDone = false
         defer {
-            if !closed { close(fd) }
+            if isOpen { close(out) }
+            if !isDone { _ = unlink(temporary) }
         }
-        do throws(Failure) {
-            guard fchmod(fd, mode) == 0 else { throw failure("cannot set the mode of", temporary) }
-            if let owner, fchown(fd, owner.uid, owner.gid) != 0 { throw failure("cannot set the owner of", temporary) }
-            var written = 0
-            while written < bytes.count {
-                let count = bytes.withUnsafeBytes { buffer in
-                    Glibc.write(fd, buffer.baseAddress.map { $0 + written }, bytes.count - written)
-                }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw failure("cannot write", temporary) }
-                written += count
-            }
-            guard fsync(fd) == 0 else { throw failure("cannot write", temporary) }
-            closed = true
-            guard close(fd) == 0 else { throw failure("cannot write", temporary) }
-            guard rename(temporary, path) == 0 else { throw failure("cannot replace", path) }
-        } catch {
-            unlink(temporary)
-            throw error
+        // open's mode passes through the umask.
+        guard fchmod(out, mode) == 0 else { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        if let owner, fchown(out, owner.uid, owner.gid) != 0 { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(out, UnsafeRawBufferPointer(rebasing: $0[written...])) }
+            if count < 0, errno == EINTR { continue }
+            // A write of nothing that is no error is a full disk all the same.
+            guard count > 0 else { throw ReplaceFailure(code: count < 0 ? errno : ENOSPC, isUnchanged: true) }
+            written += count
         }
-        syncFolder(of: path)
+        guard fsync(out) == 0 else { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        isOpen = false
+        // close(2) may report a write that failed late (NFS): the file is then not what was written.
+        guard close(out) == 0 else { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        guard rename(temporary, path) == 0 else { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        isDone = true
+        // The rename is on the disk once the folder is: until then a power cut may bring the old file back.
+        guard syncFolder(folder) else { throw ReplaceFailure(code: errno, isUnchanged: false) }
     }
 
     /// Removes the file (a missing one is no error) and makes the removal durable.
-    public static func remove(_ path: String) throws(Failure) {
-        guard unlink(path) == 0 || errno == ENOENT else { throw failure("cannot remove", path) }
-        syncFolder(of: path)
+    public static func remove(_ path: String) throws(ReplaceFailure) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        let slash = path.lastIndex(of: "/")
+        _ = syncFolder(slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ".")
     }
 
-    /// fsync(2) of the folder holding `path`: what makes a rename or an unlink in it durable. Best effort: the
-    /// file's own data is already on the disk.
-    private static func syncFolder(of path: String) {
-        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    /// fsync(2) of a folder: what makes a rename or an unlink in it durable.
+    private static func syncFolder(_ folder: String) -> Bool {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
-    }
-
-    private static func failure(_ what: String, _ path: String) -> Failure {
-        Failure(message: "\(what) \(path): " + SystemError.last.description)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return fsync(fd) == 0
     }
 }

@@ -9,7 +9,7 @@ struct ContactBoxRemote: ParsableCommand {
         abstract: "Keeps a household's contacts in a local store and in step with their address books.",
         discussion: Exit.summary,
         version: "\(contactboxVersion) (build \(buildID))",
-        subcommands: [RunCommand.self, SyncCommand.self, DiscoverCommand.self]
+        subcommands: [RunCommand.self, SyncCommand.self, DiscoverCommand.self, PairCommand.self]
     )
 
     static func main() {

@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let config = store.config
-        let configuration = try config.check()
+        let (configuration, settingsProblems) = try config.check()
         var handler = JournalLogHandler(level: .info)
         if let level = getenv("CONTACTBOX_LOG_LEVEL").flatMap({ Logger.Level(rawValue: String(cString: $0)) }) {
             handler.logLevel = level
@@ -44,7 +44,8 @@ struct RunCommand: ParsableCommand {
             build: buildID)
         let daemon: Daemon
         do {
-            daemon = try Daemon(configuration: configuration, options: options, logger: logger)
+            daemon = try Daemon(
+                configuration: configuration, settingsProblems: settingsProblems, options: options, logger: logger)
         } catch {
             Terminal.error(error.message)
             throw Exit.osError

@@ -43,10 +43,24 @@ struct SyncCommand: ParsableCommand {
     func run() throws {
         let config = store.config
         let configuration = try config.load()
-        let remotes = configuration.remotes.filter { remote == nil || $0.name == remote }
-        guard !remotes.isEmpty else {
+        guard !configuration.remotes.isEmpty else {
+            // sysexits(3): EX_CONFIG is also "something was found in an unconfigured state".
+            Terminal.error(
+                "no address book is set up yet: add one on the status page, or with a [[remote]] block in "
+                    + config.path)
+            throw Exit.configError
+        }
+        let named = configuration.remotes.filter { remote == nil || $0.name == remote }
+        guard !named.isEmpty else {
             Terminal.error("no remote named \(remote ?? "") in \(config.path)")
             throw ExitCode.validationFailure
+        }
+        let remotes = named.filter { !$0.paused }
+        guard !remotes.isEmpty else {
+            Terminal.notice(
+                (remote.map { "remote \($0) is paused" } ?? "every remote is paused")
+                    + ": nothing to sync (set paused = false, or resume it on the status page)")
+            return
         }
         let store = try store.open(configuration: configuration)
         let logger = LogSetup.makeLogger()

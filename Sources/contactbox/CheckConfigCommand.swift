@@ -5,14 +5,18 @@ import Config
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Check the configuration file, its password files and its folders.",
+        abstract: "Check the configuration file, the settings file, their password files and folders.",
         discussion: """
             Reads the configuration (/etc/contactbox/contactbox.toml, or the path given with --config or the \
-            CONTACTBOX_CONFIG environment variable), checks every value, reads each password file or credential \
-            (never printing it) and checks that vdir folders exist. Prints a summary of each remote and \
-            "configuration OK", or every problem found with its line, and exits 78 (EX_CONFIG). `contactbox run` \
-            makes the same check of the values and password files at start (exit 78) and on SIGHUP (the old \
-            configuration stays); a missing folder, CA file or board file it reports as it runs.
+            CONTACTBOX_CONFIG environment variable) and the settings file the status page writes next to the \
+            store (settings.toml), checks every value, reads each password file or credential (never printing \
+            it) and checks that vdir folders exist. Prints a summary of both files, each remote and setting the \
+            page may change with the file and line it comes from ("fixed by the administrator" when the \
+            configuration sets it, which wins), and "configuration OK"; or every problem found with its line, \
+            and exits 78 (EX_CONFIG). Problems of the settings file alone are listed and exit 1: the box starts \
+            without what they spoil. `contactbox run` makes the same check of the values and password files at \
+            start (exit 78) and on SIGHUP (the old configuration stays); a missing folder, CA file or board file \
+            it reports as it runs.
 
             \(Exit.help("check-config"))
             """)
@@ -22,28 +26,53 @@ struct CheckConfigCommand: ParsableCommand {
     func run() throws {
         let path = options.path
         // The daemon's check at start and on SIGHUP, and what the box may lack besides.
-        let result = Configuration.check(path: path, boardsDirectory: BoardConfiguration.directory())
-        let problems = result.errors
-        guard problems.isEmpty, let configuration = result.configuration else {
+        let check = Configuration.checked(path: path, boardsDirectory: BoardConfiguration.directory())
+        let problems = check.errors
+        guard problems.isEmpty, let configuration = check.configuration else {
             for problem in problems { Terminal.error(problem.description) }
             Terminal.note("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(path).")
             throw Exit.configError
         }
-        print(Self.summary(of: configuration, path: path))
+        print(Self.summary(of: configuration, check: check))
+        if configuration.remotes.isEmpty {
+            Terminal.note(
+                "No address book is set up yet: add one on the status page, or with a [[remote]] block in \(path).")
+        }
+        let settingsProblems = check.settingsProblems
+        guard settingsProblems.isEmpty else {
+            for problem in settingsProblems { Terminal.error(problem.description) }
+            let count = settingsProblems.count
+            Terminal.note(
+                "\(count) problem\(count == 1 ? "" : "s") in \(check.settingsPath ?? "the settings file"): the box "
+                    + "starts without what \(count == 1 ? "it spoils" : "they spoil").")
+            throw Exit.findings
+        }
         print("configuration OK")
     }
 
-    static func summary(of configuration: Configuration, path: String) -> String {
+    static func summary(of configuration: Configuration, check: ConfigurationCheck) -> String {
         let sync = configuration.sync
+        /// ` (FILE:LINE, fixed by the administrator)` for what the page may change; nothing for a default.
+        func from(_ key: SettingKey) -> String {
+            let origin = check.origin(of: key)
+            return origin.source == .builtIn ? "" : " (\(origin.description))"
+        }
         var lines = [
-            "\(Configuration.shown(path)):",
+            "\(Configuration.shown(check.path)):",
             "  store: \(Configuration.shown(configuration.storePath))",
-            "  daemon: syncs every \(Configuration.durationText(sync.interval)) and compares in full every "
-                + "\(Configuration.durationText(sync.fullCheck)) (`contactbox sync --full` compares in full now)",
+            "  settings: \(Configuration.shown(configuration.settingsPath))"
+                + (check.household == nil && check.settingsProblems.isEmpty ? " (none yet)" : ""),
+            "  daemon: syncs every \(Configuration.durationText(sync.interval))\(from(.syncInterval)) and compares "
+                + "in full every \(Configuration.durationText(sync.fullCheck)) (`contactbox sync --full` compares in "
+                + "full now)",
             "  sync: deletions above \(percent(sync.maxDeleteShare)) wait for confirmation",
         ]
+        if let name = configuration.box.name { lines.append("  box name: \(name)\(from(.boxName))") }
+        if let password = configuration.status.password {
+            lines.append("  status page: \(Configuration.shown(password.description))\(from(.statusPassword))")
+        }
         for remote in configuration.remotes {
-            lines.append("  remote \"\(remote.name)\":")
+            lines.append("  remote \"\(remote.name)\"\(from(.remote(remote.name))):")
             switch remote.kind {
             case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
                 lines.append("    carddav \(Configuration.shown(url))")
@@ -57,6 +86,7 @@ struct CheckConfigCommand: ParsableCommand {
                 lines.append("    vdir \(Configuration.shown(folder))\(createFolder ? " (created when missing)" : "")")
             }
             lines.append("    conflicts: \(remote.conflictPolicy.rawValue) wins")
+            if remote.paused { lines.append("    paused: kept, not synced") }
         }
         return lines.joined(separator: "\n")
     }

@@ -19,7 +19,8 @@ struct ContactBox: ParsableCommand {
             """,
         version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
-            RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self, ImportCommand.self,
+            RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self,
+            RemoteSubcommand.Pair.self, ImportCommand.self,
             ExportCommand.self,
             ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
             RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
@@ -40,7 +41,7 @@ struct ContactBox: ParsableCommand {
 /// The subcommands that talk to remotes live in `contactbox-remote`, next to this binary: this one never loads
 /// libcurl and libxml2 (see Package.swift). They are listed here for `--help` and run there.
 enum RemoteSubcommand {
-    static let names: Set<String> = ["run", "sync", "discover"]
+    static let names: Set<String> = ["run", "sync", "discover", "pair"]
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -58,6 +59,12 @@ enum RemoteSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "discover", abstract: "List the address books at a CardDAV URL (see discover --help).")
         func run() throws { RemoteSubcommand.run(["discover"]) }
+    }
+
+    struct Pair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pair", abstract: "Pair a browser with the box by a one-time code (see pair --help).")
+        func run() throws { RemoteSubcommand.run(["pair"]) }
     }
 
     /// Replaces this process with `contactbox-remote ARGUMENTS`; returns only by exiting on failure.

@@ -302,13 +302,18 @@ struct ApplianceCoreTests {
         // Another browser asking meanwhile is turned down: the press is for the one the person holds.
         let other = PairingRequest(id: "ffff0000", address: "192.168.1.99")
         #expect(driver.send(.page(.pair(other))).contains(.pairingDecided(id: "ffff0000", approved: false)))
+        // The same phone tapping Pair again replaces its request, and its two minutes start again.
+        driver.now += 60_000
+        let again = PairingRequest(id: "0a1b2c3e", address: "192.168.1.20")
+        #expect(!driver.send(.page(.pair(again))).contains(.pairingDecided(id: "0a1b2c3e", approved: false)))
+        #expect(driver.core.nextWake(after: driver.now) == driver.now + 120_000)
         // No undo is armed while a browser waits for the button.
         _ = driver.send(.page(.undo(.preview(run: 7))))
         _ = driver.send(.worker(.undoPreviewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 3))))
         _ = driver.send(.page(.undo(.arm(run: 7))))
         #expect(!driver.core.undo.isArmed)
         let effects = driver.send(.button(.short))
-        #expect(effects.contains(.pairingDecided(id: "0a1b2c3d", approved: true)))
+        #expect(effects.contains(.pairingDecided(id: "0a1b2c3e", approved: true)))
         #expect(CoreDriver.passes(effects).isEmpty)
         #expect(driver.look == .idle)
         // The next press syncs again.

@@ -109,6 +109,18 @@ struct SyncPassTests {
         #expect(reported.last.map { ApplianceState.syncing($0).summary } == "Syncing nas: sending 150 of 150")
     }
 
+    @Test("a paused remote is kept but not synced: nothing written to its folder, no result for it")
+    func pausedRemote() throws {
+        let fixture = try PassFixture(contacts: 5)
+        fixture.configuration.remotes[0].paused = true
+        #expect(fixture.run() == SyncPass.Result(state: .idle, schedule: .done))
+        #expect(fixture.files().isEmpty)
+        #expect(!fixture.news.events.contains { if case .remoteSynced = $0 { true } else { false } })
+        fixture.configuration.remotes[0].paused = false
+        _ = fixture.run()
+        #expect(fixture.files().count == 5)
+    }
+
     @Test("a folder that is gone needs attention (unreachable), names the folder, and is retried")
     func missingFolder() throws {
         let fixture = try PassFixture(contacts: 3, folderExists: false)

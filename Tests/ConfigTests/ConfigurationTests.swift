@@ -4,13 +4,27 @@ import Testing
 
 @Suite("Reading a configuration")
 struct ConfigurationTests {
-    @Test("The shipped example file parses into what its comments say")
+    @Test("The shipped example file parses into what its comments say, with no remote: a fresh box is set up later")
     func exampleFileParses() throws {
         let configuration = try Configuration.load(path: deployFolder + "/contactbox.example.toml")
         #expect(configuration.storePath == "/var/lib/contactbox/contacts.sqlite")
         #expect(
             configuration.sync
                 == SyncSettings(interval: .seconds(900), fullCheck: .seconds(86_400), maxDeleteShare: 0.3))
+        #expect(configuration.remotes.isEmpty)
+        #expect(configuration.box == BoxSettings())
+    }
+
+    @Test("The example's commented-out remotes, uncommented as its comment says, are what their comments say")
+    func exampleRemotesParse() throws {
+        let text = try #require(readText(deployFolder + "/contactbox.example.toml"))
+        let start = try #require(text.range(of: "\n#[[remote]]")).lowerBound
+        // "#key = value" lines are the blocks; "# " lines stay comments.
+        let uncommented = text[start...].split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("#") && !line.hasPrefix("# ") && line != "#" ? String(line.dropFirst()) : String(line)
+        }
+        let configuration = try Configuration.parse(
+            text: String(text[..<start]) + "\n" + uncommented.joined(separator: "\n"), path: configPath)
         #expect(
             configuration.remotes == [
                 RemoteSettings(

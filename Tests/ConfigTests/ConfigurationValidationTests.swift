@@ -199,14 +199,19 @@ struct ConfigurationValidationTests {
             ])
     }
 
-    @Test("A single [remote] table, or none at all, is refused")
+    @Test("A single [remote] table is refused")
     func remoteShape() {
         let single = "[remote]\nname = \"x\"\n"
         #expect(problems(single) == ["\(file):1: remote must be written as [[remote]] blocks, one per address book"])
-        #expect(
-            problems("store = \"/tmp/x.sqlite\"\n") == [
-                "\(file): no [[remote]] is configured: add one block per address book"
-            ])
+    }
+
+    @Test("A configuration without any [[remote]] is valid: a box not set up yet")
+    func noRemoteIsValid() throws {
+        #expect(problems("store = \"/tmp/x.sqlite\"\n").isEmpty)
+        #expect(problems("").isEmpty)
+        let configuration = try Configuration.parse(text: "[sync]\ninterval = \"1h\"\n", path: file)
+        #expect(configuration.remotes.isEmpty)
+        #expect(configuration.sync.interval == .seconds(3600))
     }
 
     @Test("Every problem is listed, in the order of their lines")

@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -90,4 +91,9 @@ func makeBoardText(replacing line: String, with replacement: String) -> String {
 /// Every problem the board file text has, as a person would read them.
 func boardProblems(_ text: String) -> [String] {
     BoardConfiguration.validate(bytes: Array(text.utf8), path: boardPath).errors.map(\.description)
+}
+
+/// A file's text; nil when it cannot be read.
+func readText(_ path: String) -> String? {
+    (try? SmallFile.read(path, limit: 1 << 20)).flatMap { String(validating: $0, as: UTF8.self) }
 }

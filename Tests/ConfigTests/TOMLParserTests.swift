@@ -351,9 +351,9 @@ struct TOMLParserTests {
     func exampleFile() throws {
         let bytes = try SmallFile.read(deployFolder + "/contactbox.example.toml", limit: TOMLParser.sizeLimit)
         let root = try TOMLParser.parse(bytes)
-        #expect(root.keys == ["store", "sync", "history", "panel", "status", "remote"])
+        // Its [[remote]] blocks are commented out: a fresh box is set up from the page.
+        #expect(root.keys == ["store", "sync", "history", "panel", "status"])
         #expect(root["sync"]?.table?["max_delete_share"] == .float(0.3))
-        #expect(root["remote"]?.array?.count == 2)
     }
 }
 

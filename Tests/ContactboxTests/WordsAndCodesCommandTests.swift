@@ -70,8 +70,8 @@ struct WordsAndCodesCommandTests {
         ("show", [0, 1, 64, 74, 78]), ("check", [0, 1, 64, 74, 78]), ("edit", [0, 1, 64, 65, 66, 73, 74, 78]),
         ("delete", [0, 1, 64, 74, 78]), ("history", [0, 1, 64, 74, 78]), ("runs", [0, 64, 74, 78]),
         ("restore", [0, 1, 64, 74, 78]), ("undo", [0, 1, 64, 74, 78]), ("prune-history", [0, 64, 74, 78]),
-        ("check-config", [0, 64, 78]), ("sync", [0, 1, 10, 64, 69, 74, 75, 76, 77, 78]),
-        ("discover", [0, 1, 64, 69, 75, 76, 77, 78]), ("run", [0, 64, 71, 78]),
+        ("check-config", [0, 1, 64, 78]), ("sync", [0, 1, 10, 64, 69, 74, 75, 76, 77, 78]),
+        ("discover", [0, 1, 64, 69, 75, 76, 77, 78]), ("run", [0, 64, 71, 78]), ("pair", [0, 64, 73, 78]),
     ]
 
     @Test("every command's help names the exit codes Docs/commands.md gives it", arguments: codes)

@@ -50,16 +50,19 @@ final class SyncRecorder: Sendable {
     }
 }
 
-/// The undo requests the server handed on, from whichever thread MHD calls on.
-final class UndoRecorder: Sendable {
-    private let calls = Mutex<[UndoRequest]>([])
+/// What the server handed on to the daemon (undo steps, pairing requests), from whichever thread MHD calls on.
+final class Recorder<Item: Sendable>: Sendable {
+    private let calls = Mutex<[Item]>([])
 
-    var requests: [UndoRequest] { calls.withLock { $0 } }
+    var requests: [Item] { calls.withLock { $0 } }
 
-    func record(_ request: UndoRequest) {
-        calls.withLock { $0.append(request) }
+    func record(_ item: Item) {
+        calls.withLock { $0.append(item) }
     }
 }
+
+typealias UndoRecorder = Recorder<UndoRequest>
+typealias PairingRecorder = Recorder<PairingRequest>
 
 /// A snapshot a test changes while the server runs (the daemon's board, in small).
 final class SnapshotBox: Sendable {

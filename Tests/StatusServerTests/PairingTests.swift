@@ -6,17 +6,6 @@ import Testing
 
 @testable import StatusServer
 
-/// The pairing requests the server handed to the daemon.
-final class PairingRecorder: Sendable {
-    private let stored = Mutex<[PairingRequest]>([])
-
-    var requests: [PairingRequest] { stored.withLock { $0 } }
-
-    func record(_ request: PairingRequest) {
-        stored.withLock { $0.append(request) }
-    }
-}
-
 /// A wall clock a test moves.
 final class WallClock: Sendable {
     private let seconds = Mutex<Int64>(1_800_000_000)
@@ -112,18 +101,30 @@ struct PairingTests {
         #expect(try get(server, "/api/pairing", headers: forged).body == "{\"pairing\":\"none\"}\n")
     }
 
-    @Test("at most 8 requests wait at once; the 9th is told to try later")
+    @Test("one request per address; at most 8 wait at once, those that ended unpaired making way")
     func pendingLimit() throws {
         let pairings = PairedBrowsers(folder: nil)
-        let server = try makeServer(pairings: pairings)
-        for _ in 0..<PairedBrowsers.pendingLimit {
-            let asked = try HTTPTestClient.request(
-                port: server.port, method: "POST", path: "/api/pairing", headers: Self.sameOrigin(server.port))
-            #expect(asked.status == 202)
+        let first = try #require(pairings.begin(address: "192.168.1.20"))
+        // Tapped again on the same phone: the new request replaces the old.
+        let second = try #require(pairings.begin(address: "192.168.1.20"))
+        #expect(pairings.standing(first.secret) == .unknown)
+        #expect(pairings.standing(second.secret) == .waiting)
+        var requests = [second.request]
+        for host in 1..<PairedBrowsers.pendingLimit {
+            requests.append(try #require(pairings.begin(address: "192.168.2.\(host)")).request)
         }
-        let ninth = try HTTPTestClient.request(
+        #expect(pairings.begin(address: "192.168.3.1") == nil)
+        pairings.decide(id: requests[3].id, approved: false)
+        let late = try #require(pairings.begin(address: "192.168.3.1"))
+        #expect(pairings.standing(late.secret) == .waiting)
+
+        // Over HTTP: the table full of waiting requests from elsewhere, the next is told to try later.
+        let full = PairedBrowsers(folder: nil)
+        for host in 0..<PairedBrowsers.pendingLimit { _ = full.begin(address: "10.0.0.\(host)") }
+        let server = try makeServer(pairings: full)
+        let refused = try HTTPTestClient.request(
             port: server.port, method: "POST", path: "/api/pairing", headers: Self.sameOrigin(server.port))
-        #expect(ninth.status == 409)
+        #expect(refused.status == 409)
     }
 
     @Test("forgotten on the page: that browser can change nothing more")

@@ -56,19 +56,43 @@ status_json() {
 	fi
 }
 
-# post_page PATH: a POST to the status page as its own script sends it (same origin); prints the HTTP status.
+# page_request METHOD PATH: a request to the status page as its script sends it (same origin; once paired, with
+# the pairing's cookie and token, PAIRING_COOKIE and PAIRING_TOKEN); the body goes to /tmp/page.body and the
+# headers to /tmp/page.headers; prints the HTTP status. curl: the harness brings it (Tests/hardware/run.sh).
+page_request() {
+	curl -s -D /tmp/page.headers -o /tmp/page.body -w '%{http_code}' --max-time 5 -X "$1" \
+		-H 'Origin: http://127.0.0.1:8080' ${PAIRING_COOKIE:+-H "Cookie: $PAIRING_COOKIE"} \
+		${PAIRING_TOKEN:+-H "X-ContactBox-Token: $PAIRING_TOKEN"} "http://127.0.0.1:8080$2"
+}
+
+# post_page PATH: a POST to the status page as its own script sends it; prints the HTTP status.
 post_page() {
-	if command -v curl >/dev/null; then
-		curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST -H 'Origin: http://127.0.0.1:8080' \
-			"http://127.0.0.1:8080$1"
-	else
-		# busybox wget prints no status: 202 when it succeeds, else the status from its error line
-		if wget -q -O /dev/null --post-data '' "http://127.0.0.1:8080$1" 2>/tmp/wget.err; then
-			echo 202
-		else
-			sed -n 's/.*HTTP\/1.[01] \([0-9]*\).*/\1/p' /tmp/wget.err | head -n 1
-		fi
-	fi
+	page_request POST "$1"
+}
+
+# paired_now: the page's pairing answer for PAIRING_COOKIE says paired.
+paired_now() {
+	[ "$(page_request GET /api/pairing)" = 200 ] && grep -q '"pairing":"paired"' /tmp/page.body
+}
+
+# unpaired_now: the page's pairing answer for PAIRING_COOKIE (or none) says none.
+unpaired_now() {
+	[ "$(page_request GET /api/pairing)" = 200 ] && grep -q '"pairing":"none"' /tmp/page.body
+}
+
+# pair_with_button: asks to be paired as the page's button does, checks the pairing look (power and sync steady),
+# presses the box's button once, and keeps the pairing's cookie and token for post_page.
+pair_with_button() {
+	PAIRING_COOKIE='' PAIRING_TOKEN=''
+	[ "$(page_request POST /api/pairing)" = 202 ] || return 1
+	PAIRING_COOKIE=$(tr -d '\r' </tmp/page.headers | sed -n 's/^[Ss]et-[Cc]ookie: \(contactbox_pairing=[0-9a-f]*\);.*/\1/p')
+	[ -n "$PAIRING_COOKIE" ] || return 1
+	within 5 sh -c "[ \$(level $POWER)\$(level $SYNC)\$(level $ERROR) = 110 ] && [ \$(count_edges $SYNC 0.6) -eq 0 ]" ||
+		return 1
+	short_press
+	within 5 paired_now || return 1
+	PAIRING_TOKEN=$(sed -n 's/.*"token":"\([0-9a-f]*\)".*/\1/p' /tmp/page.body)
+	[ -n "$PAIRING_TOKEN" ]
 }
 
 # status_has PATTERN: /api/status (saved in /tmp/status.json) matches the grep pattern.

@@ -21,6 +21,9 @@ check "the status page lists the sync as a restore point" wait_status '"runs":\[
 run=$(sed -n 's/.*"runs":\[{"id":\([0-9]*\),.*/\1/p' /tmp/status.json)
 echo "restore point: run $run"
 
+check "an unpaired browser cannot ask for the undo (403)" test "$(post_page "/api/undo/preview?run=$run")" = 403
+check "the page asks to pair, the LEDs show it, a press of the button pairs it" pair_with_button
+check "the press paired and did not sync" grep -q "Button pressed: browser paired" "$LOG"
 check "arming before the preview is refused (409)" test "$(post_page "/api/undo?run=$run")" = 409
 check "the page asks for the preview (202)" test "$(post_page "/api/undo/preview?run=$run")" = 202
 check "the preview: 10 contacts would be put back" wait_status '"undo":{"run":'"$run"',"phase":"previewed","deadline":null,"revived":0,"reverted":10' 20

@@ -7,7 +7,8 @@ import Glibc
 /// `validate(text:)` never sees), parsed as TOML, then read as settings.
 ///
 /// Invariant: a configuration comes back exactly when there are no errors, and a board only when there are none (an
-/// empty board file has neither), as `validate` promises.
+/// empty board file has neither), as `validate` promises. Read as the settings file the status page writes, the
+/// same: settings exactly when there are no errors; and settings written back (`settingsText`) read back equal.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTOML(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     guard let file = scratchFile else { return 0 }
@@ -18,6 +19,19 @@ public func fuzzTOML(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     invariant((configuration.configuration == nil) != configuration.errors.isEmpty, "configuration and errors")
     let board = BoardConfiguration.validate(path: file.path, boardsDirectory: "/nonexistent")
     invariant(board.board == nil || board.errors.isEmpty, "a board with errors")
+    // The settings reader takes text; bytes that are not UTF-8 are the configuration's case above.
+    guard let text = String(validating: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self) else {
+        return 0
+    }
+    let settingsPath = "/var/lib/contactbox/settings.toml"
+    let secrets = "/var/lib/contactbox/secrets"
+    let settings = HouseholdConfiguration.validate(text: text, path: settingsPath, secretsDirectory: secrets)
+    invariant((settings.household == nil) != settings.errors.isEmpty, "settings and errors")
+    if let household = settings.household {
+        let again = HouseholdConfiguration.validate(
+            text: household.settingsText(), path: settingsPath, secretsDirectory: secrets)
+        invariant(again.household == household, "settings written and read back differ")
+    }
     return 0
 }
 

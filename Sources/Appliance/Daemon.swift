@@ -152,6 +152,7 @@ public final class Daemon {
             case .previewUndo(let run): worker.requestUndoPreview(run: run)
             case .pairingDecided(let id, let approved): pairings.decide(id: id, approved: approved)
             case .forgetPairings: pairings.forgetAll()
+            case .reload: reload()
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }
@@ -251,12 +252,14 @@ public final class Daemon {
     private func startStatusServer(_ settings: StatusServer.Settings) {
         let board = board
         let pageRequests = pageRequests
+        let pageSettings = PageSettings(configPath: options.configPath) { pageRequests.post(.settingsSaved) }
         do {
             servers.append(
                 try StatusServer(
                     settings: settings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
                     undo: { pageRequests.post(.undo($0)) }, pairings: pairings,
-                    pair: { pageRequests.post(.pair($0)) }, logger: logger))
+                    pair: { pageRequests.post(.pair($0)) }, pageSettings: { pageSettings.answer($0) },
+                    logger: logger))
         } catch {
             logger.error(
                 settings.tls == nil ? "Status page unavailable" : "Status page over HTTPS unavailable",

@@ -28,6 +28,8 @@ final class RequestHandler: Sendable {
     let pair: @Sendable (PairingRequest) -> Void
     /// Served over HTTPS: the pairing cookie is `Secure` then.
     let isSecure: Bool
+    /// Reads and changes the settings for a paired browser (the daemon knows the files); nil: no `/api/settings`.
+    let settings: (@Sendable (SettingsRequest) -> SettingsAnswer)?
     let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
@@ -42,7 +44,8 @@ final class RequestHandler: Sendable {
         password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
         snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void,
         undo: @escaping @Sendable (UndoRequest) -> Void, pairings: PairedBrowsers,
-        pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false, logger: Logger
+        pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false,
+        settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
@@ -54,6 +57,7 @@ final class RequestHandler: Sendable {
         self.pairings = pairings
         self.pair = pair
         self.isSecure = isSecure
+        self.settings = settings
         self.logger = logger
     }
 
@@ -143,6 +147,9 @@ final class RequestHandler: Sendable {
             return .syncRequested
         }
         if let pairing = answerPairing(connection, method: method, path: path) { return pairing }
+        if strcmp(path, "/api/settings") == 0, let settings {
+            return answerSettings(connection, method: method, body: body, settings: settings)
+        }
         if let step = Self.undoStep(path) {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
             if let refusal = refuseUnlessPaired(connection) { return refusal }

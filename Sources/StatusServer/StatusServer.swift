@@ -34,11 +34,13 @@ public final class StatusServer: Sendable {
     public convenience init(
         settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
-        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }, logger: Logger
+        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
+        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
-            snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, logger: logger)
+            snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair,
+            pageSettings: pageSettings, logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -47,7 +49,8 @@ public final class StatusServer: Sendable {
         settings: Settings, clock: @escaping @Sendable () -> Int64,
         systemHosts: @escaping @Sendable () -> Set<String>, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
-        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }, logger: Logger
+        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
+        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let allowedHosts = AllowedHosts(
@@ -55,7 +58,7 @@ public final class StatusServer: Sendable {
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
             syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, isSecure: settings.tls != nil,
-            logger: logger)
+            settings: pageSettings, logger: logger)
         guard let watch = DeadlineWatch(handler.deadlines) else {
             throw StatusServerError(
                 code: .startFailed,

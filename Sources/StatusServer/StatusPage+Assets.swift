@@ -38,6 +38,13 @@ extension StatusPage {
         #remotes,#events,#runs,#browsers{margin:0;padding:0;list-style:none}
         #pairing form{margin:.5rem 0 0}#pair-code{min-height:36px;padding:.3rem .5rem;font:inherit}
         #pairing-result{margin:.5rem 0 0;color:var(--bad)}#pairing-result:empty{display:none}
+        .setting{margin:0 0 .75rem}.setting label{display:block;color:var(--muted);font-size:.9rem}
+        #interval,#box-name{min-height:36px;padding:.3rem .5rem;font:inherit}
+        #settings-remotes,#settings-problems{margin:0;padding:0;list-style:none}
+        .setting-remote{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem;padding:.5rem 0;\
+        border-top:1px solid var(--line);overflow-wrap:anywhere}.setting-remote .result{margin-left:auto}
+        .setting-remote .fixed,.problem{color:var(--muted);font-size:.85rem}.problem{color:var(--warn)}
+        #settings-result{margin:.5rem 0 0}#settings-result:empty{display:none}
         .browser{padding:.5rem 0;border-top:1px solid var(--line);font-size:.92rem;overflow-wrap:anywhere}
         .browser time{color:var(--muted)}.browser.this .browser-address{font-weight:600}
         .run{padding:.65rem 0;border-top:1px solid var(--line)}.run:first-child{padding-top:0;border-top:0}
@@ -329,7 +336,7 @@ extension StatusPage {
               .catch(function () { result.textContent = "Cannot reach the box"; })
               .then(refreshSoon);
           });
-        \(pairingScript)
+        \(pairingScript)\(settingsScript)
           paintTimes();
           refresh();
         })();

@@ -60,6 +60,7 @@ extension StatusPage {
             paintTimes();
             clearTimeout(pairingPoll);
             if (p.pairing === "waiting") pairingPoll = setTimeout(checkPairing, 1500);
+            loadSettings();
           }
           function checkPairing() {
             fetch("/api/pairing", {cache: "no-store"})

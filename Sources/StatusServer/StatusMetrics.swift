@@ -8,7 +8,7 @@ enum StatusMetrics {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     /// Every state the appliance can be in, each with its own 0/1 gauge so that a dashboard can graph each one.
-    static let states = ["starting", "idle", "syncing", "offline", "attention", "stopping"]
+    static let states = ["starting", "idle", "setup", "syncing", "offline", "attention", "stopping"]
     /// Sync outcomes always shown, at 0 until one happens, so that `rate()` has a series from the start.
     static let outcomes = ["ok", "failed", "deletions_held", "interrupted"]
 

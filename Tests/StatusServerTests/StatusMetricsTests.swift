@@ -58,7 +58,9 @@ struct StatusMetricsTests {
         ] {
             #expect(text.contains("\n" + line + "\n"), "missing: \(line)")
         }
-        #expect(text.split(separator: "\n").filter { $0.hasPrefix("contactbox_state{") }.count == 6)
+        // One per state the appliance knows, "setup" (no address book yet) among them.
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("contactbox_state{") }.count == 7)
+        #expect(text.contains(#"contactbox_state{state="setup"} 0"#))
     }
 
     @Test("Label values are escaped as the text format requires")

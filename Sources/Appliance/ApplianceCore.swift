@@ -69,10 +69,10 @@ public struct ApplianceCore: Sendable, Equatable {
     public static let minimumSyncDisplay = Duration.milliseconds(1_500)
 
     /// What the page shows, but for the LEDs' levels (the panel's) and the log's events (the log's).
-    public private(set) var shown = StatusBoard.Contents()
+    public internal(set) var shown = StatusBoard.Contents()
     public private(set) var scheduler: Scheduler
-    public private(set) var undo = UndoConfirmation()
-    public private(set) var pairing = PairingWindow()
+    public internal(set) var undo = UndoConfirmation()
+    public internal(set) var pairing = PairingWindow()
     /// How many address books are configured: none, and idle is "needs setup".
     public private(set) var remotes: Int
     private var showSyncingUntil: Int64 = 0
@@ -186,7 +186,7 @@ public struct ApplianceCore: Sendable, Equatable {
 
     /// The undo's result, in the journal and the page's events: counts only, never names (the events are shown
     /// without the password).
-    private static func undoFinished(_ result: StatusSnapshot.Undo) -> Effect {
+    static func undoFinished(_ result: StatusSnapshot.Undo) -> Effect {
         guard result.phase == .done else {
             return .log(.error, "Undo failed", ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
         }
@@ -201,110 +201,13 @@ public struct ApplianceCore: Sendable, Equatable {
             : .log(.notice, "Undo done", metadata)
     }
 
-    /// A request from the status page (the server's thread posted it to `PageRequests`).
-    private mutating func handle(_ request: PageRequest, at now: Now) -> [Effect] {
-        switch request {
-        case .syncNow:
-            return [.log(.notice, "Status page: sync now", [:]), requestPass(SyncRequest(.statusPage))]
-        case .undo(.preview(let run)):
-            guard undo.preview(run: run) else {
-                return [.log(.notice, "Undo preview refused: another undo waits for the button or runs", [:])]
-            }
-            return [.log(.info, "Status page: undo preview", ["undo.run": "\(run)"]), .previewUndo(run: run)]
-        case .undo(.arm(let run)):
-            guard !pairing.isOpen else {
-                return [.log(.notice, "Undo not armed: a browser waits to be paired", ["undo.run": "\(run)"])]
-            }
-            guard undo.arm(run: run, at: now.monotonic, wallClock: now.wall) else {
-                return [.log(.notice, "Undo not armed: its preview is not the one shown", ["undo.run": "\(run)"])]
-            }
-            return [
-                .log(
-                    .notice, "Undo armed on the status page: hold the button for 3 seconds to confirm",
-                    ["undo.run": "\(run)", "undo.deadline": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
-            ]
-        case .undo(.cancel):
-            guard undo.cancel() else { return [] }
-            return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
-        case .settingsSaved:
-            return [.log(.notice, "Settings saved on the status page", [:]), .reload]
-        case .pair(let request):
-            let metadata: Logger.Metadata = ["pairing.client": "\(request.address)"]
-            guard !undo.isArmed else {
-                return [
-                    .log(.notice, "Pairing refused: an undo waits for the button", metadata),
-                    .pairingDecided(id: request.id, approved: false),
-                ]
-            }
-            guard pairing.request(request, at: now.monotonic) else {
-                return [
-                    .log(.notice, "Pairing refused: another browser waits to be paired", metadata),
-                    .pairingDecided(id: request.id, approved: false),
-                ]
-            }
-            return [.log(.notice, "A browser asks to be paired: press the button within 2 minutes", metadata)]
-        }
-    }
-
-    /// A short press syncs now; a long press confirms held deletions, or clears an error and retries. While an undo
-    /// is armed the button answers it and nothing else (`UndoConfirmation`): long confirms, short cancels.
-    private mutating func button(_ press: ButtonPress, at now: Int64) -> [Effect] {
-        let long: Bool
-        switch press {
-        case .longReached: return [.log(.info, "Long press: release to confirm", [:])]
-        case .holdReached: return [.log(.info, "Button held 10 s: release to forget every paired browser", [:])]
-        case .hold:
-            shown.counters.buttonPresses += 1
-            return [.log(.notice, "Button held 10 s: every paired browser forgotten", [:]), .forgetPairings]
-        case .short: long = false
-        case .long: long = true
-        }
-        shown.counters.buttonPresses += 1
-        let run = undo.shown?.run ?? 0
-        switch undo.button(long: long, at: now) {
-        case .notArmed:
-            break
-        case .confirmed(let run):
-            return [
-                .log(.notice, "Long press: undo confirmed", ["undo.run": "\(run)"]),
-                requestPass(SyncRequest(.undo, undoRun: run)),
-            ]
-        case .cancelled:
-            return [.log(.notice, "Button pressed: undo cancelled", ["undo.run": "\(run)"])]
-        case .expired:
-            return [undoExpired(run: run)]
-        }
-        if !long, pairing.isOpen {
-            guard let request = pairing.button(at: now) else { return [] }
-            return [
-                .log(.notice, "Button pressed: browser paired", ["pairing.client": "\(request.address)"]),
-                .pairingDecided(id: request.id, approved: true),
-            ]
-        }
-        guard long else { return [.log(.notice, "Button pressed: sync now", [:]), requestPass(SyncRequest(.button))] }
-        let confirming = state.panel == .attention(.deletionsHeld)
-        shown.state = settled(.idle)
-        return [
-            .log(
-                .notice, confirming ? "Long press: deletions confirmed" : "Long press: clearing the error and retrying",
-                [:]),
-            requestPass(SyncRequest(.longPress, confirmDeletions: confirming)),
-        ]
-    }
-
-    private func undoExpired(run: Int64) -> Effect {
-        .log(
-            .notice, "Undo not confirmed at the box in time: cancelled",
-            ["undo.run": "\(run)", "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
-    }
-
     /// Idle with no address book is "needs setup".
-    private func settled(_ state: ApplianceState) -> ApplianceState {
+    func settled(_ state: ApplianceState) -> ApplianceState {
         state == .idle && remotes == 0 ? .needsSetup : state
     }
 
     /// Asks the worker for a pass; the sync LED blinks from now until it has run.
-    private mutating func requestPass(_ request: SyncRequest) -> Effect {
+    mutating func requestPass(_ request: SyncRequest) -> Effect {
         passAwaited = true
         return .requestPass(request)
     }
@@ -338,8 +241,7 @@ public struct ApplianceCore: Sendable, Equatable {
     }
 
     /// When the core next changes on its own (a pass due, the syncing look's end, an undo's or a pairing's deadline);
-    /// `Int64.max`
-    /// when only an event can change it.
+    /// `Int64.max` when only an event can change it.
     public func nextWake(after now: Int64) -> Int64 {
         var wakeAt = scheduler.nextPass
         if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }

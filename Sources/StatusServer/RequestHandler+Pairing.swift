@@ -51,27 +51,7 @@ extension RequestHandler {
         return matches ? nil : .notPaired
     }
 
-    /// `/api/settings`: read by a paired browser (its cookie is enough: no other site can read the answer), changed
-    /// by a paired browser with its token.
-    func answerSettings(
-        _ connection: OpaquePointer, method: UnsafePointer<CChar>, body: [UInt8],
-        settings: @Sendable (SettingsRequest) -> SettingsAnswer
-    ) -> Response {
-        if strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 {
-            guard let secret = pairingSecret(connection), case .paired = pairings.standing(secret) else {
-                return .notPaired
-            }
-            return .settings(settings(.read))
-        }
-        guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "GET, HEAD, POST") }
-        guard let form = FormBody.fields(body) else {
-            return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
-        }
-        if let refusal = refuseUnlessPaired(connection, form: form) { return refusal }
-        return .settings(settings(.change(form)))
-    }
-
-    private func pairingSecret(_ connection: OpaquePointer) -> PairingSecret? {
+    func pairingSecret(_ connection: OpaquePointer) -> PairingSecret? {
         MHD_lookup_connection_value(connection, .COOKIE_KIND, Self.cookieName).flatMap {
             PairingSecret(cookie: String(cString: $0))
         }

@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "RemotesTests",
             dependencies: [
-                "CardDAV", "Config", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
+                "CardDAV", "Config", "ContactStore", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(

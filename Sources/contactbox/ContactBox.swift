@@ -20,7 +20,7 @@ struct ContactBox: ParsableCommand {
         version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
             RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self,
-            RemoteSubcommand.Pair.self, ImportCommand.self,
+            RemoteSubcommand.Pair.self, RemoteSubcommand.Remote.self, ImportCommand.self,
             ExportCommand.self,
             ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
             RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
@@ -41,7 +41,7 @@ struct ContactBox: ParsableCommand {
 /// The subcommands that talk to remotes live in `contactbox-remote`, next to this binary: this one never loads
 /// libcurl and libxml2 (see Package.swift). They are listed here for `--help` and run there.
 enum RemoteSubcommand {
-    static let names: Set<String> = ["run", "sync", "discover", "pair"]
+    static let names: Set<String> = ["run", "sync", "discover", "pair", "remote"]
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -65,6 +65,13 @@ enum RemoteSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "pair", abstract: "Pair a browser with the box by a one-time code (see pair --help).")
         func run() throws { RemoteSubcommand.run(["pair"]) }
+    }
+
+    struct Remote: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remote",
+            abstract: "Add, list or remove address books: remote add|list|remove (see remote --help).")
+        func run() throws { RemoteSubcommand.run(["remote"]) }
     }
 
     /// Replaces this process with `contactbox-remote ARGUMENTS`; returns only by exiting on failure.

@@ -1,0 +1,147 @@
+import ArgumentParser
+import CLISupport
+import CardDAV
+import Config
+import Remotes
+
+struct RemoteAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Find the address books of an account, test the login and add them.",
+        discussion: """
+            Runs discovery from the provider's address (iCloud, Google, Fastmail) or the one given (Nextcloud: \
+            the server's address; carddav: any server, account or book URL; folder: a path on the box), lists the \
+            address books found, and adds those chosen: all with --all, the ones named with --book URL, or, in a \
+            terminal, those typed at the question. Each is tested first (a login and one listing; a folder must \
+            exist and be writable by the service); a failure says why and saves nothing. Each book becomes a \
+            remote of the settings file, named after the book (or --name), with its password in secrets/.
+
+            The password is read from standard input when it is not a terminal (one line), else at a prompt that \
+            does not show it; never from an argument, which other users of the box can see. Make an app password \
+            for the box rather than using the account's own.
+
+            \(Exit.help("remote"))
+            """)
+
+    @OptionGroup var config: ConfigOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "icloud, google, fastmail, nextcloud, carddav (any server) or folder.", valueName: "provider"))
+    var provider: String = "carddav"
+
+    @Argument(help: "The server's or account's URL (nextcloud, carddav), or the folder's path (folder).")
+    var address: String?
+
+    @Option(help: "The user name (the account's e-mail address at iCloud, Google and Fastmail).")
+    var username: String?
+
+    @Flag(help: "Add every address book found.")
+    var all = false
+
+    @Option(help: ArgumentHelp("Add this address book (a URL discovery lists); repeat for more.", valueName: "url"))
+    var book: [String] = []
+
+    @Option(help: ArgumentHelp("The remote's name, when one book is added (default: from the book's name)."))
+    var name: String?
+
+    func validate() throws {
+        guard let provider = SetupProvider(rawValue: provider) else {
+            throw ValidationError(
+                "--provider must be one of " + SetupProvider.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        if provider.needsLogin, username?.isEmpty ?? true { throw ValidationError("give --username") }
+        if provider.needsAddress, address == nil {
+            throw ValidationError(provider == .folder ? "give the folder's path" : "give the server's URL")
+        }
+        if all, !book.isEmpty { throw ValidationError("give --all or --book, not both") }
+    }
+
+    func run() throws {
+        let provider = SetupProvider(rawValue: provider) ?? .carddav
+        let (setup, _, _) = try RemoteCommand.setup(config)
+        var account = AddressBookSetup.Account(provider: provider, username: username ?? "", password: [])
+        if provider.needsLogin {
+            if PasswordInput.standardInputIsTerminal { Terminal.note(provider.passwordHelp) }
+            guard let password = PasswordInput.read(prompt: "App password for \(account.username) (not shown): ")
+            else {
+                Terminal.error("no password was given (type it at the prompt, or give it on standard input)")
+                throw ExitCode.validationFailure
+            }
+            account.password = password
+        }
+        let found: [AddressBookSetup.Candidate]
+        do {
+            found = try setup.discover(
+                provider, address: address, username: account.username, password: account.password)
+        } catch {
+            throw RemoteCommand.fail(error)
+        }
+        for (index, candidate) in found.enumerated() {
+            let count = candidate.cardCount.map { "\t\($0) contact\($0 == 1 ? "" : "s")" } ?? ""
+            print("\(index + 1). \(candidate.url)\t\(candidate.displayName ?? "(no name)")\(count)")
+        }
+        let chosen = try choose(from: found)
+        if name != nil, chosen.count != 1 {
+            Terminal.error("--name names one address book, and \(chosen.count) were chosen")
+            throw ExitCode.validationFailure
+        }
+        // Every book is tested before anything is saved: one that fails keeps the others from being added too,
+        // so that a person fixes it and runs the same command again.
+        for candidate in chosen {
+            let remote = setup.remote(for: candidate, account: account, name: name ?? "new")
+            do {
+                let outcome = try setup.test(remote, password: account.password)
+                Terminal.notice(
+                    "\(candidate.url): the test worked, \(outcome.contacts) contact\(outcome.contacts == 1 ? "" : "s")")
+            } catch {
+                let code = RemoteCommand.fail(error, what: candidate.url)
+                Terminal.note("Nothing was saved.")
+                throw code
+            }
+        }
+        let added: [RemoteSettings]
+        do {
+            added = try setup.add(chosen, account: account, names: [name])
+        } catch {
+            throw RemoteCommand.fail(error)
+        }
+        for remote in added {
+            print("added \(remote.name): \(RemoteCommand.reloadAdvice)")
+        }
+    }
+
+    /// The books to add: --all, --book, or what a person types; a script that says neither is told how.
+    private func choose(from found: [AddressBookSetup.Candidate]) throws -> [AddressBookSetup.Candidate] {
+        if all { return found }
+        if !book.isEmpty {
+            // A book discovery did not list may still be given: the test checks that it is one.
+            return book.map { url in
+                found.first { DAVURL.sameResource($0.url, url) } ?? AddressBookSetup.Candidate(url: url, displayName: nil)
+            }
+        }
+        if found.count == 1, !PasswordInput.standardInputIsTerminal {
+            Terminal.error("one address book was found: add it with --all or --book URL")
+            throw ExitCode.validationFailure
+        }
+        guard PasswordInput.standardInputIsTerminal else {
+            Terminal.error("\(found.count) address books were found: choose with --all or --book URL (repeated)")
+            throw ExitCode.validationFailure
+        }
+        let answer = PasswordInput.answer(prompt: "Add which? (numbers separated by spaces, or all) ") ?? ""
+        if answer.lowercased() == "all" { return found }
+        var chosen: [AddressBookSetup.Candidate] = []
+        for word in answer.split(whereSeparator: { $0 == " " || $0 == "," }) {
+            guard let number = Int(word), found.indices.contains(number - 1) else {
+                Terminal.error("\(word) is not one of the numbers listed")
+                throw ExitCode.validationFailure
+            }
+            chosen.append(found[number - 1])
+        }
+        guard !chosen.isEmpty else {
+            Terminal.notice("nothing added")
+            throw ExitCode.success
+        }
+        return chosen
+    }
+}

@@ -1,6 +1,6 @@
-import Glibc
 import Config
 import ContactStore
+import Glibc
 
 extension AddressBookSetup {
     /// The remote that `candidate` becomes under `name`: a CardDAV book with its password in the secrets folder,

@@ -117,7 +117,8 @@ struct RemoteAddCommand: ParsableCommand {
         if !book.isEmpty {
             // A book discovery did not list may still be given: the test checks that it is one.
             return book.map { url in
-                found.first { DAVURL.sameResource($0.url, url) } ?? AddressBookSetup.Candidate(url: url, displayName: nil)
+                found.first { DAVURL.sameResource($0.url, url) }
+                    ?? AddressBookSetup.Candidate(url: url, displayName: nil)
             }
         }
         if found.count == 1, !PasswordInput.standardInputIsTerminal {

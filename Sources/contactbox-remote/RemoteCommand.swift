@@ -81,7 +81,8 @@ struct RemoteListCommand: ParsableCommand {
         let (check, configuration) = try RemoteCommand.load(config)
         for problem in check.settingsProblems { Terminal.warning(problem.description) }
         guard !configuration.remotes.isEmpty else {
-            Terminal.notice("no address book is set up yet: add one with `contactbox remote add`, or on the status page")
+            Terminal.notice(
+                "no address book is set up yet: add one with `contactbox remote add`, or on the status page")
             return
         }
         for remote in configuration.remotes {

@@ -140,7 +140,10 @@ struct RemoteFolderCommandTests {
             refused.stderr
                 == "contactbox: nas is set by the administrator in \(config): remove it there\n")
         let named = try contactbox(
-            ["remote", "add", "--config", config, "--provider", "folder", work.path + "/Nas", "--all", "--name", "nas"],
+            [
+                "remote", "add", "--config", config, "--provider", "folder", work.path + "/Nas", "--all", "--name",
+                "nas",
+            ],
             input: "")
         #expect(named.status == 78, "\(named)")
         #expect(named.stderr.contains("nas is set by the administrator"), "\(named.stderr)")

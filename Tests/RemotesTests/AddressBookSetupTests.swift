@@ -172,9 +172,13 @@ struct AddressBookSetupTests {
             try box.setup.add(found, account: box.folderAccount, names: ["family"])
         }
         #expect(given?.kind == .refused)
-        #expect(given?.message == "family is set by the administrator in /etc/contactbox/contactbox.toml: choose another name")
+        #expect(
+            given?.message
+                == "family is set by the administrator in /etc/contactbox/contactbox.toml: choose another name")
         let removal = #expect(throws: SetupFailure.self) { try box.setup.remove("family") }
-        #expect(removal?.message == "family is set by the administrator in /etc/contactbox/contactbox.toml: remove it there")
+        #expect(
+            removal?.message == "family is set by the administrator in /etc/contactbox/contactbox.toml: remove it there"
+        )
         #expect(try box.setup.settings.load().settings.remotes.map(\.name) == ["family-2"])
     }
 

@@ -59,7 +59,7 @@ struct RemoteAddCommand: ParsableCommand {
 
     func run() throws {
         let provider = SetupProvider(rawValue: provider) ?? .carddav
-        let (setup, _, _) = try RemoteCommand.setup(config)
+        let (setup, _, configuration) = try RemoteCommand.setup(config)
         var account = AddressBookSetup.Account(provider: provider, username: username ?? "", password: [])
         if provider.needsLogin {
             if PasswordInput.standardInputIsTerminal { Terminal.note(provider.passwordHelp) }
@@ -99,6 +99,14 @@ struct RemoteAddCommand: ParsableCommand {
                 Terminal.note("Nothing was saved.")
                 throw code
             }
+        }
+        // The state folder, which the service's unit makes; on a box where no command has made the store yet
+        // (or a test's), the settings need it first.
+        do {
+            try FileSystem.makeParentDirectories(of: configuration.storePath)
+        } catch {
+            Terminal.error("cannot make the folder of \(configuration.storePath): \(error)")
+            throw Exit.cannotCreate
         }
         let added: [RemoteSettings]
         do {

@@ -14,7 +14,7 @@ extension AddressBookSetup {
                 name: name,
                 kind: .carddav(
                     url: candidate.url, username: account.username,
-                    password: .file(settings.passwordPath(forRemote: name)), authScheme: .basic, caFile: nil,
+                    password: .file(settings.passwordPath(forRemote: name)), authScheme: .basic, caFile: account.caFile,
                     caPath: nil, concurrency: RemoteSettings.defaultConcurrency))
         }
     }

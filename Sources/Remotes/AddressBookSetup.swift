@@ -66,17 +66,21 @@ public struct AddressBookSetup {
         public var provider: SetupProvider
         public var username: String
         public var password: [UInt8]
+        /// The certificate authority a server of the household's own is signed by (a remote's `ca_file`); nil: the
+        /// system's authorities.
+        public var caFile: String?
 
-        public init(provider: SetupProvider, username: String, password: [UInt8]) {
+        public init(provider: SetupProvider, username: String, password: [UInt8], caFile: String? = nil) {
             self.provider = provider
             self.username = username
             self.password = password
+            self.caFile = caFile
         }
     }
 
     /// The address books behind the provider's URL (or `address`: a server's URL, a folder's path).
     public func discover(
-        _ provider: SetupProvider, address: String?, username: String, password: [UInt8]
+        _ provider: SetupProvider, address: String?, username: String, password: [UInt8], caFile: String? = nil
     ) throws(SetupFailure) -> [Candidate] {
         guard let start = provider.start(address: address, username: username) else {
             throw SetupFailure(
@@ -86,7 +90,7 @@ public struct AddressBookSetup {
         }
         guard provider != .folder else { return [try folderCandidate(start)] }
         try Self.checkURL(start)
-        let client = try client(username: username, password: password)
+        let client = try client(username: username, password: password, caFile: caFile)
         let found: Discovery
         do {
             found = try client.explore(start)

@@ -20,6 +20,9 @@ struct RemoteAddCommand: ParsableCommand {
             does not show it; never from an argument, which other users of the box can see. Make an app password \
             for the box rather than using the account's own.
 
+            Where each provider makes its app password:
+            \(SetupProvider.allCases.map { "- \($0.rawValue): \($0.passwordHelp)" }.joined(separator: "\n"))
+
             \(Exit.help("remote"))
             """)
 
@@ -35,6 +38,12 @@ struct RemoteAddCommand: ParsableCommand {
 
     @Option(help: "The user name (the account's e-mail address at iCloud, Google and Fastmail).")
     var username: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Trust this CA certificate (PEM) for a server with its own authority; saved as the remote's ca_file.",
+            valueName: "path"))
+    var caFile: String?
 
     @Flag(help: "Add every address book found.")
     var all = false
@@ -55,12 +64,15 @@ struct RemoteAddCommand: ParsableCommand {
             throw ValidationError(provider == .folder ? "give the folder's path" : "give the server's URL")
         }
         if all, !book.isEmpty { throw ValidationError("give --all or --book, not both") }
+        // The daemon reads the file from its own folder: a path relative to this shell's would name another.
+        if let caFile, !caFile.hasPrefix("/") { throw ValidationError("give --ca-file as a full path, from /") }
     }
 
     func run() throws {
         let provider = SetupProvider(rawValue: provider) ?? .carddav
         let (setup, _, configuration) = try RemoteCommand.setup(config)
-        var account = AddressBookSetup.Account(provider: provider, username: username ?? "", password: [])
+        var account = AddressBookSetup.Account(
+            provider: provider, username: username ?? "", password: [], caFile: caFile)
         if provider.needsLogin {
             if PasswordInput.standardInputIsTerminal { Terminal.note(provider.passwordHelp) }
             guard let password = PasswordInput.read(prompt: "App password for \(account.username) (not shown): ")
@@ -73,7 +85,8 @@ struct RemoteAddCommand: ParsableCommand {
         let found: [AddressBookSetup.Candidate]
         do {
             found = try setup.discover(
-                provider, address: address, username: account.username, password: account.password)
+                provider, address: address, username: account.username, password: account.password,
+                caFile: caFile)
         } catch {
             throw RemoteCommand.fail(error)
         }

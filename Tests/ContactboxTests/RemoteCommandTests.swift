@@ -101,6 +101,30 @@ struct RemoteCommandTests {
         #expect(!FileManager.default.fileExists(atPath: work.path + "/store/settings.toml"))
     }
 
+    @Test("a server whose certificate authority the box does not know is refused, and taken with --ca-file")
+    func certificate() throws {
+        let work = try Workspace()
+        let server = try RadicaleServer(tls: .trusted())
+        try server.createAddressBook()
+        let config = try administratorConfig(work)
+        let add = [
+            "remote", "add", "--config", config, server.baseURL, "--username", RadicaleServer.username, "--all",
+        ]
+        let refused = try contactbox(add, input: RadicaleServer.password + "\n")
+        #expect(refused.status == 69, "\(refused)")
+        #expect(
+            refused.stderr.contains(
+                "the server's certificate was not accepted: the server's certificate (127.0.0.1) is signed by a "
+                    + "certificate authority this box does not trust"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.path + "/store/settings.toml"))
+        let authority = try #require(server.tls?.authority)
+        let added = try contactbox(add + ["--ca-file", authority], input: RadicaleServer.password + "\n")
+        #expect(added.status == 0, "\(added)")
+        #expect(try work.read("store/settings.toml").contains("ca_file = \"\(authority)\""))
+        let synced = try contactbox(["sync", "--config", config])
+        #expect(synced.status == 0, "\(synced)")
+    }
+
     private func lineNumber(of text: String, in file: String) -> Int {
         (file.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0 == text } ?? -1) + 1
     }

@@ -146,6 +146,6 @@ struct RemoteRemoveCommand: ParsableCommand {
         } catch {
             throw RemoteCommand.fail(error)
         }
-        print("removed \(name): \(Self.consequences); \(RemoteCommand.reloadAdvice)")
+        print("removed \(name): \(Self.consequences); the daemon stops syncing it after `systemctl reload contactbox`")
     }
 }

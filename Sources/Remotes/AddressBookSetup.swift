@@ -13,7 +13,7 @@ import Sync
 /// ``test(_:password:)`` logs in and lists the chosen one before anything is saved, ``add(_:account:)`` writes the
 /// passwords and then the settings file (`SettingsFile`), ``remove(_:)`` takes a remote out of it again. The
 /// administrator's file (/etc) is never written; its remotes are refused here.
-public struct AddressBookSetup {
+public struct AddressBookSetup: Sendable {
     /// The settings file the page and the command line write.
     public let settings: SettingsFile
     /// The administrator's file, to name in refusals.

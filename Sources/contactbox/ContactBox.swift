@@ -12,7 +12,8 @@ struct ContactBox: ParsableCommand {
         discussion: """
             The store is one SQLite file, the same for every command: the path given with --db, else the \
             CONTACTBOX_DB environment variable, else the configuration's store, else \
-            /var/lib/contactbox/contacts.sqlite. Remotes are set up in /etc/contactbox/contactbox.toml (--config, \
+            /var/lib/contactbox/contacts.sqlite. Remotes are set up on the status page or with `contactbox remote add` (the \
+            settings file next to the store), or by the administrator in /etc/contactbox/contactbox.toml (--config, \
             CONTACTBOX_CONFIG).
 
             \(Exit.summary)

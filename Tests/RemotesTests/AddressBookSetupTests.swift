@@ -163,6 +163,24 @@ struct AddressBookSetupTests {
         #expect(access(box.setup.settings.path, F_OK) != 0)
     }
 
+    @Test("run as root, a folder is judged by what the state folder's owner, the service's user, may write")
+    func folderForTheServiceUser() throws {
+        let box = try Box()
+        let book = try box.bookFolder("Shared")
+        chmod(book, 0o755)
+        if geteuid() == 0 {
+            // The state folder belongs to the service's user (nobody, here); the book to root.
+            chown(box.folder.path, 65534, 65534)
+            let refused = #expect(throws: SetupFailure.self) {
+                try box.setup.discover(.folder, address: book, username: "", password: [])
+            }
+            #expect(refused?.kind == .folderNotWritable)
+            #expect(refused?.message.contains("the service's user may not write") == true)
+            chown(book, 65534, 65534)
+        }
+        #expect(try box.setup.discover(.folder, address: book, username: "", password: []).count == 1)
+    }
+
     @Test("names the administrator's file uses are skipped when picked and refused when given")
     func administratorNames() throws {
         let box = try Box(administratorRemotes: ["family"])

@@ -1,3 +1,4 @@
+import CardDAV
 import Config
 import ContactStore
 import Glibc
@@ -43,6 +44,17 @@ extension AddressBookSetup {
                 .refused,
                 "the box syncs at most \(Configuration.remoteLimit) address books, and "
                     + "\(administratorRemotes.count + household.remotes.count) are set up: remove one first")
+        }
+        for candidate in candidates {
+            if let name = household.remotes.first(where: { Self.sameBook($0.place, candidate.url) })?.name {
+                throw SetupFailure(.refused, "\(candidate.url) is set up already, as \(name)")
+            }
+            if administratorBooks.contains(where: { Self.sameBook($0, candidate.url) }) {
+                throw SetupFailure(
+                    .refused,
+                    "\(candidate.url) is set up already, by the administrator in "
+                        + Configuration.shown(administratorFile))
+            }
         }
         var taken = Set(administratorRemotes + household.remotes.map(\.name))
         var added: [RemoteSettings] = []
@@ -150,5 +162,29 @@ extension ConfigurationError {
     /// What `SettingsFile.save` throws for a version that is not the file's, for the same refusal found earlier.
     static func changedMeanwhile(_ path: String) -> ConfigurationError {
         ConfigurationError(file: path, message: "the settings were changed meanwhile", reason: .changedMeanwhile)
+    }
+}
+
+extension AddressBookSetup {
+    /// Two remotes on one book would each send the store's new contacts to it, under the same UID: one book is
+    /// one remote. URLs compare as the server does (`DAVURL.sameResource`), folders without a trailing slash.
+    static func sameBook(_ left: String, _ right: String) -> Bool {
+        guard left.hasPrefix("/"), right.hasPrefix("/") else { return DAVURL.sameResource(left, right) }
+        func trimmed(_ path: String) -> Substring {
+            var path = Substring(path)
+            while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+            return path
+        }
+        return trimmed(left) == trimmed(right)
+    }
+}
+
+extension RemoteSettings {
+    /// The book's URL, or the folder's path.
+    var place: String {
+        switch kind {
+        case .carddav(let url, _, _, _, _, _, _): url
+        case .vdir(let folder, _): folder
+        }
     }
 }

@@ -20,6 +20,8 @@ public struct AddressBookSetup: Sendable {
     public let administratorFile: String
     /// The names of the remotes the administrator's file sets: taken, and not removable here.
     public let administratorRemotes: [String]
+    /// The URLs and folders of the administrator's remotes: a book set up there is not added twice.
+    public var administratorBooks: [String] = []
     public let logger: Logger
     public let userAgent: String
     /// How long discovery, or a test, may take in all: a person is waiting for the answer.
@@ -38,10 +40,11 @@ public struct AddressBookSetup: Sendable {
 
     /// The setup of the box the check describes: its settings file, and the remotes its administrator's file sets.
     public init(check: ConfigurationCheck, configuration: Configuration, logger: Logger, userAgent: String) {
-        let administrator = configuration.remotes.map(\.name).filter { check.origin(of: .remote($0)).isFixed }
+        let administrator = configuration.remotes.filter { check.origin(of: .remote($0.name)).isFixed }
         self.init(
             settings: SettingsFile(configuration: configuration), administratorFile: check.path,
-            administratorRemotes: administrator, logger: logger, userAgent: userAgent)
+            administratorRemotes: administrator.map(\.name), logger: logger, userAgent: userAgent)
+        administratorBooks = administrator.map(\.place)
     }
 
     /// An address book found by discovery.

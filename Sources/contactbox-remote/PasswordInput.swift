@@ -1,6 +1,10 @@
 import CLISupport
 import Glibc
 
+/// The terminal's settings while the password prompt hides what is typed, for the SIGINT handler, which can reach
+/// only globals. Set and cleared by the main thread alone, around the one read.
+nonisolated(unsafe) private var hiddenTerminal: termios?
+
 /// The password for `remote add`: typed at a prompt that does not echo it when standard input is a terminal, else
 /// read from standard input (`printf '%s\n' "$PW" | contactbox remote add ...`). Never an argument, which every user
 /// of the box can read in `ps`.
@@ -17,13 +21,26 @@ enum PasswordInput {
         var saved = termios()
         let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
         if canHide {
+            // Ctrl-C at the prompt must not leave the terminal without echo: the handler puts it back and exits as
+            // the signal would have.
+            hiddenTerminal = saved
+            signal(SIGINT) { _ in
+                if var saved = hiddenTerminal { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+                _exit(130)
+            }
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
             // ECHONL keeps the line break the person types, so the next message starts on a line of its own.
             quiet.c_lflag |= tcflag_t(ECHONL)
             _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
         }
-        defer { if canHide { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) } }
+        defer {
+            if canHide {
+                _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+                signal(SIGINT, SIG_DFL)
+                hiddenTerminal = nil
+            }
+        }
         return line(from: STDIN_FILENO, untilEnd: false)
     }
 

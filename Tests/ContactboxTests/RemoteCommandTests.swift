@@ -163,9 +163,14 @@ struct RemoteFolderCommandTests {
         #expect(
             refused.stderr
                 == "contactbox: nas is set by the administrator in \(config): remove it there\n")
+        _ = try work.file("Other/c.vcf", card("c", "C"))
+        let twice = try contactbox(
+            ["remote", "add", "--config", config, "--provider", "folder", work.path + "/Nas/", "--all"], input: "")
+        #expect(twice.status == 78, "\(twice)")
+        #expect(twice.stderr.contains("is set up already, as nas-2"), "\(twice.stderr)")
         let named = try contactbox(
             [
-                "remote", "add", "--config", config, "--provider", "folder", work.path + "/Nas", "--all", "--name",
+                "remote", "add", "--config", config, "--provider", "folder", work.path + "/Other", "--all", "--name",
                 "nas",
             ],
             input: "")

@@ -122,8 +122,13 @@ struct AddressBookSetupTests {
         #expect(added.map(\.name) == ["family"])
         let (settings, _) = try box.setup.settings.load()
         #expect(settings.remotes == [RemoteSettings(name: "family", kind: .vdir(folder: path, createFolder: false))])
-        // The same book again is a second remote with a number: a household may sync one folder twice on purpose.
-        #expect(try box.setup.add(found, account: box.folderAccount).map(\.name) == ["family-2"])
+        // The same book again is refused: two remotes would send the store's contacts to it twice.
+        let twice = #expect(throws: SetupFailure.self) { try box.setup.add(found, account: box.folderAccount) }
+        #expect(twice?.message == "\(path) is set up already, as family")
+        let same = AddressBookSetup.Candidate(url: path + "/", displayName: "Family")
+        #expect(throws: SetupFailure.self) { try box.setup.add([same], account: box.folderAccount) }
+        let other = AddressBookSetup.Candidate(url: try box.bookFolder("Other"), displayName: "Family")
+        #expect(try box.setup.add([other], account: box.folderAccount).map(\.name) == ["family-2"])
         let store = try ContactStore(path: box.folder.file("contacts.sqlite"))
         _ = try store.addRemote(name: "family", kind: .vdir, url: path)
         _ = try store.addRemote(name: "family-2", kind: .vdir, url: path)

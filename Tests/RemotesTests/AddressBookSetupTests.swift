@@ -191,8 +191,9 @@ struct AddressBookSetupTests {
         let box = try Box(administratorRemotes: ["family"])
         let found = [AddressBookSetup.Candidate(url: try box.bookFolder("Family"), displayName: "Family")]
         #expect(try box.setup.add(found, account: box.folderAccount).map(\.name) == ["family-2"])
+        let other = [AddressBookSetup.Candidate(url: try box.bookFolder("Other"), displayName: "Other")]
         let given = #expect(throws: SetupFailure.self) {
-            try box.setup.add(found, account: box.folderAccount, names: ["family"])
+            try box.setup.add(other, account: box.folderAccount, names: ["family"])
         }
         #expect(given?.kind == .refused)
         #expect(

@@ -88,6 +88,38 @@ struct RemoteCommandTests {
         #expect(empty.stderr.contains("no address book is set up yet"), "\(empty.stderr)")
     }
 
+    @Test("of two books, --book adds the one named and --all the other; check-config shows both with their lines")
+    func severalBooks() throws {
+        let work = try Workspace()
+        let server = try RadicaleServer()
+        try server.createAddressBook("contacts")
+        try server.createAddressBook("family")
+        let config = try administratorConfig(work)
+        let add = ["remote", "add", "--config", config, server.baseURL, "--username", RadicaleServer.username]
+        let scripted = try contactbox(add, input: RadicaleServer.password + "\n")
+        #expect(scripted.status == 64, "\(scripted)")
+        #expect(scripted.stderr.contains("2 address books were found: choose with --all or --book URL"))
+        let family = server.addressBookURL("family")
+        let one = try contactbox(add + ["--book", family], input: RadicaleServer.password + "\n")
+        #expect(one.status == 0, "\(one)")
+        #expect(one.stdout.hasSuffix("added family: the daemon picks it up after `systemctl reload contactbox`\n"))
+        // --all now finds the family book set up already, and adds nothing.
+        let all = try contactbox(add + ["--all"], input: RadicaleServer.password + "\n")
+        #expect(all.status == 78, "\(all)")
+        #expect(all.stderr.contains("\(family) is set up already, as family"), "\(all.stderr)")
+        let rest = try contactbox(
+            add + ["--book", server.addressBookURL("contacts"), "--name", "home"], input: RadicaleServer.password + "\n"
+        )
+        #expect(rest.status == 0, "\(rest)")
+        let checked = try contactbox(["check-config", "--config", config])
+        #expect(checked.status == 0, "\(checked)")
+        #expect(checked.stdout.contains("remote \"family\" (\(work.path)/store/settings.toml:4):"), "\(checked.stdout)")
+        #expect(checked.stdout.contains("remote \"home\" (\(work.path)/store/settings.toml:"), "\(checked.stdout)")
+        let synced = try contactbox(["sync", "--config", config])
+        #expect(synced.status == 0, "\(synced)")
+        #expect(synced.stdout.contains("family: synced") && synced.stdout.contains("home: synced"), "\(synced)")
+    }
+
     @Test("a server that is not there is unreachable, in words, with exit 69 and nothing saved")
     func unreachable() throws {
         let work = try Workspace()

@@ -60,6 +60,8 @@ public struct ApplianceCore: Sendable, Equatable {
         case pairingDecided(id: String, approved: Bool)
         /// A hold of the button: every paired browser is forgotten.
         case forgetPairings
+        /// Read the configuration again (the page saved the settings), as SIGHUP does.
+        case reload
         case log(Logger.Level, Logger.Message, Logger.Metadata)
     }
 
@@ -224,6 +226,8 @@ public struct ApplianceCore: Sendable, Equatable {
         case .undo(.cancel):
             guard undo.cancel() else { return [] }
             return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
+        case .settingsSaved:
+            return [.log(.notice, "Settings saved on the status page", [:]), .reload]
         case .pair(let request):
             let metadata: Logger.Metadata = ["pairing.client": "\(request.address)"]
             guard !undo.isArmed else {

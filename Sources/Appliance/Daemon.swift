@@ -47,7 +47,8 @@ public final class Daemon {
     /// The decisions: state, schedule, undo, LED look. Changed only by `apply`.
     private(set) var core: ApplianceCore
     private(set) var configuration: Configuration
-    var server: StatusServer?
+    /// The status page: over HTTP, and over HTTPS too when `[status]` gives a certificate.
+    var servers: [StatusServer] = []
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
     var stopRequested = false
@@ -151,6 +152,7 @@ public final class Daemon {
             case .previewUndo(let run): worker.requestUndoPreview(run: run)
             case .pairingDecided(let id, let approved): pairings.decide(id: id, approved: approved)
             case .forgetPairings: pairings.forgetAll()
+            case .reload: reload()
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }
@@ -219,8 +221,8 @@ public final class Daemon {
         }
     }
 
-    /// The status server on its own thread: it reads the board and posts "Sync now" and the undo's steps to the
-    /// main loop.
+    /// The status servers on their own threads: they read the board and post "Sync now", the undo's steps and
+    /// pairing requests to the main loop. Over HTTPS as well when configured; one that cannot start leaves the other.
     private func startStatusServer() {
         let settings = configuration.status
         var serverSettings = StatusServer.Settings()
@@ -229,14 +231,39 @@ public final class Daemon {
         serverSettings.allowedHosts = settings.allowedHosts
         do {
             serverSettings.password = try settings.password?.read()
-            let board = board
-            let pageRequests = pageRequests
-            server = try StatusServer(
-                settings: serverSettings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
-                undo: { pageRequests.post(.undo($0)) }, pairings: pairings, pair: { pageRequests.post(.pair($0)) },
-                logger: logger)
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
+            return
+        }
+        startStatusServer(serverSettings)
+        guard let https = settings.https else { return }
+        serverSettings.host = https.host
+        serverSettings.port = UInt16(clamping: https.port)
+        do {
+            let (certificate, key) = try https.read()
+            serverSettings.tls = StatusServer.Settings.TLS(certificate: certificate, key: key)
+        } catch {
+            logger.error("Status page over HTTPS unavailable", metadata: ["status.error": "\(error)"])
+            return
+        }
+        startStatusServer(serverSettings)
+    }
+
+    private func startStatusServer(_ settings: StatusServer.Settings) {
+        let board = board
+        let pageRequests = pageRequests
+        let pageSettings = PageSettings(configPath: options.configPath) { pageRequests.post(.settingsSaved) }
+        do {
+            servers.append(
+                try StatusServer(
+                    settings: settings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
+                    undo: { pageRequests.post(.undo($0)) }, pairings: pairings,
+                    pair: { pageRequests.post(.pair($0)) }, pageSettings: { pageSettings.answer($0) },
+                    logger: logger))
+        } catch {
+            logger.error(
+                settings.tls == nil ? "Status page unavailable" : "Status page over HTTPS unavailable",
+                metadata: ["status.error": "\(error)"])
         }
     }
 
@@ -308,8 +335,8 @@ public final class Daemon {
         if !worker.stop(waitingAtMost: Self.stopGrace) {
             logger.warning("The sync did not stop in time; the next start resumes it")
         }
-        server?.stop()
-        server = nil
+        for server in servers { server.stop() }
+        servers = []
         panel.hardware?.showSummary("Stopped")
         panel.hardware?.release()
         logger.notice("Stopped")

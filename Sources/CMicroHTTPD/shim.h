@@ -10,13 +10,30 @@
 /// > MHD_OPTION_LISTEN_SOCKET: Pass a listen socket for MHD to use (systemd-style). If this option is used, MHD
 /// > will not open its own listen socket(s).
 /// A limit of 0 for `per_ip_limit` means none, as in MHD. `notify_connection` and `notify_completed` share
-/// `handler_context`.
+/// `handler_context`. With `tls_key` and `tls_cert` (PEM text, NUL-terminated, both or neither) it speaks HTTPS
+/// (GnuTLS, which MHD links):
+/// > MHD_OPTION_HTTPS_MEM_KEY: Memory pointer for the private key (key.pem) to be used by the HTTPS daemon.
+/// > MHD_OPTION_HTTPS_MEM_CERT: Memory pointer for the certificate (cert.pem) to be used by the HTTPS daemon.
 static inline struct MHD_Daemon *cmhd_start_daemon(unsigned int flags, MHD_socket listen_fd,
                                                    MHD_AccessHandlerCallback handler, void *handler_context,
                                                    MHD_NotifyConnectionCallback notify_connection,
                                                    MHD_RequestCompletedCallback notify_completed,
                                                    unsigned int connection_limit, unsigned int per_ip_limit,
-                                                   unsigned int timeout_seconds, size_t memory_limit) {
+                                                   unsigned int timeout_seconds, size_t memory_limit,
+                                                   const char *tls_key, const char *tls_cert) {
+    if (tls_key != NULL && tls_cert != NULL) {
+        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
+                                MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                                MHD_OPTION_NOTIFY_CONNECTION, notify_connection, handler_context,
+                                MHD_OPTION_NOTIFY_COMPLETED, notify_completed, handler_context,
+                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+                                MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                                MHD_OPTION_HTTPS_MEM_KEY, tls_key,
+                                MHD_OPTION_HTTPS_MEM_CERT, tls_cert,
+                                MHD_OPTION_END);
+    }
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_LISTEN_SOCKET, listen_fd,
                             MHD_OPTION_NOTIFY_CONNECTION, notify_connection, handler_context,

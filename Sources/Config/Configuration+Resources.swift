@@ -28,6 +28,14 @@ extension Configuration {
                 problems.append(ConfigurationError(file: path, key: key, message: "[status] " + error.description))
             }
         }
+        if let https = status.https {
+            do {
+                _ = try https.read()
+            } catch {
+                problems.append(
+                    ConfigurationError(file: path, key: error.key, message: "[status] " + error.description))
+            }
+        }
         for remote in remotes {
             guard case .carddav(_, _, let password, _, _, _, _) = remote.kind, !password.isMissingFile else { continue }
             do {

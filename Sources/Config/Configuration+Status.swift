@@ -20,15 +20,18 @@ public struct StatusSettings: Sendable, Equatable {
     /// Host names and IP addresses the page also answers to, besides the box's own names and addresses: a name
     /// given to the box in DNS, a router's address that forwards a port to it. Written without a port.
     public var allowedHosts: [String]
+    /// The page over HTTPS too; nil serves it over HTTP alone.
+    public var https: HTTPSSettings?
 
     public init(
         host: String = StatusSettings.defaultHost, port: Int = StatusSettings.defaultPort,
-        password: SecretSource? = nil, allowedHosts: [String] = []
+        password: SecretSource? = nil, allowedHosts: [String] = [], https: HTTPSSettings? = nil
     ) {
         self.host = host
         self.port = port
         self.password = password
         self.allowedHosts = allowedHosts
+        self.https = https
     }
 
     /// `host:port` as written in the file: `0.0.0.0:8080`, `[::1]:9000`.

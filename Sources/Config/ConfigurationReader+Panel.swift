@@ -1,7 +1,7 @@
 /// The `[panel]` and `[status]` sections of the configuration.
 extension ConfigurationReader {
     static let panelKeys = ["board"]
-    static let statusKeys = ["listen", "password_file", "password_credential", "allowed_hosts"]
+    static let statusKeys = ["listen", "password_file", "password_credential", "allowed_hosts"] + httpsKeys
 
     mutating func readPanel(_ block: Block) -> PanelSettings {
         checkKeys(block, all: Self.panelKeys, settings: [])
@@ -29,6 +29,7 @@ extension ConfigurationReader {
                 fail(block, "listen", error.message)
             }
         }
+        status.https = readHTTPS(block)
         status.password = secret(block, required: false)
         if status.password != nil,
             let line = block.table.line(of: "password_file") ?? block.table.line(of: "password_credential")

@@ -37,17 +37,38 @@ extension RequestHandler {
         return nil
     }
 
-    /// nil when the request comes from the page itself, from a paired browser, with that browser's token; else the
-    /// refusal (403, saying to pair the browser with the button).
-    func refuseUnlessPaired(_ connection: OpaquePointer) -> Response? {
+    /// nil when the request comes from the page itself, from a paired browser, with that browser's token (the
+    /// `X-ContactBox-Token` header, or a form's `token` field); else the refusal (403, saying to pair the browser
+    /// with the button).
+    func refuseUnlessPaired(_ connection: OpaquePointer, form: [String: String] = [:]) -> Response? {
         guard isSameOrigin(connection) else { return .forbidden }
         guard let secret = pairingSecret(connection), case .paired = pairings.standing(secret) else {
             return .notPaired
         }
-        let given = Array((header(connection, Self.tokenHeader) ?? "").utf8)
+        let given = Array((header(connection, Self.tokenHeader) ?? form["token"] ?? "").utf8)
         let expected = Array(secret.token.utf8)
         let matches = given.withUnsafeBufferPointer { RequestGuard.constantTimeEqual($0, expected) }
         return matches ? nil : .notPaired
+    }
+
+    /// `/api/settings`: read by a paired browser (its cookie is enough: no other site can read the answer), changed
+    /// by a paired browser with its token.
+    func answerSettings(
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>, body: [UInt8],
+        settings: @Sendable (SettingsRequest) -> SettingsAnswer
+    ) -> Response {
+        if strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 {
+            guard let secret = pairingSecret(connection), case .paired = pairings.standing(secret) else {
+                return .notPaired
+            }
+            return .settings(settings(.read))
+        }
+        guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "GET, HEAD, POST") }
+        guard let form = FormBody.fields(body) else {
+            return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
+        }
+        if let refusal = refuseUnlessPaired(connection, form: form) { return refusal }
+        return .settings(settings(.change(form)))
     }
 
     private func pairingSecret(_ connection: OpaquePointer) -> PairingSecret? {
@@ -110,6 +131,8 @@ struct PairingAnswer: Sendable {
     /// Set in the browser's cookie with this answer.
     var cookie: PairingSecret?
     var status = UInt32(MHD_HTTP_OK)
+    /// Over HTTPS: the cookie is never sent over plain HTTP.
+    var secure = false
 
     func render(into body: inout ByteWriter) {
         body.raw("{\"pairing\":")
@@ -138,11 +161,11 @@ struct PairingAnswer: Sendable {
     }
 
     /// `Set-Cookie`: readable by no script (`HttpOnly`), sent with no request another site starts (`SameSite=Strict`),
-    /// kept 30 days.
+    /// kept 30 days; over HTTPS, never sent over plain HTTP (`Secure`).
     var setCookie: String? {
         cookie.map {
             "\(RequestHandler.cookieName)=\($0.text); Path=/; Max-Age=\(PairedBrowsers.idleLimit.wholeMilliseconds / 1000); "
-                + "HttpOnly; SameSite=Strict"
+                + "HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
         }
     }
 }

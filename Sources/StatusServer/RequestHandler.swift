@@ -8,9 +8,16 @@ import SystemSupport
 /// Answers requests. libmicrohttpd calls it on its one internal polling thread; besides constants and `@Sendable`
 /// closures it holds the password attempts and the allowed hosts, each behind its own lock.
 final class RequestHandler: Sendable {
-    /// Request bodies are never used (`POST /api/sync` needs none, the undo's run is in the query string), so
-    /// anything over this is refused.
+    /// Most requests use no body (`POST /api/sync` needs none, the undo's run is in the query string), so anything
+    /// over this is refused...
     static let maxBodyBytes = 1024
+    /// ...but a form of the settings (``formPaths``), read up to this.
+    static let maxFormBytes = 4096
+    static let formPaths: Set<String> = ["/api/settings"]
+
+    /// The bodies of forms being received, by connection (MHD's one thread; the lock is for the rules). At most one
+    /// per connection, at most `maxFormBytes` each, gone when the request ends however it ends.
+    private let bodies = Mutex<[UInt: [UInt8]]>([:])
 
     private let snapshot: @Sendable () -> StatusSnapshot
     private let syncNow: @Sendable () -> Void
@@ -19,6 +26,10 @@ final class RequestHandler: Sendable {
     let pairings: PairedBrowsers
     /// Hands a request to be paired to the daemon, which waits for the button.
     let pair: @Sendable (PairingRequest) -> Void
+    /// Served over HTTPS: the pairing cookie is `Secure` then.
+    let isSecure: Bool
+    /// Reads and changes the settings for a paired browser (the daemon knows the files); nil: no `/api/settings`.
+    let settings: (@Sendable (SettingsRequest) -> SettingsAnswer)?
     let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
@@ -33,7 +44,8 @@ final class RequestHandler: Sendable {
         password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
         snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void,
         undo: @escaping @Sendable (UndoRequest) -> Void, pairings: PairedBrowsers,
-        pair: @escaping @Sendable (PairingRequest) -> Void, logger: Logger
+        pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false,
+        settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
@@ -44,6 +56,8 @@ final class RequestHandler: Sendable {
         self.undo = undo
         self.pairings = pairings
         self.pair = pair
+        self.isSecure = isSecure
+        self.settings = settings
         self.logger = logger
     }
 
@@ -56,13 +70,16 @@ final class RequestHandler: Sendable {
     /// > connection is automatically closed after sending response. [...] The response cannot be queued when this
     /// > callback is called to process the client upload data.
     ///
-    /// The state of a request lives in `*con_cls` itself, so a request allocates nothing of ours and needs no
-    /// completion callback: nil before the first call, then 1 + the number of body bytes seen (at most 1 KiB).
+    /// The state of a request lives in `*con_cls` itself, so a request allocates nothing of ours: nil before the
+    /// first call, then 1 + the number of body bytes seen (at most 1 KiB; 4 KiB for a form, whose bytes are kept in
+    /// `bodies` until the request ends).
     func handle(
         _ connection: OpaquePointer, path: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
-        version: UnsafePointer<CChar>, uploadSize: UnsafeMutablePointer<Int>,
+        version: UnsafePointer<CChar>, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
+        let isForm = Self.formPaths.contains(String(cString: path))
+        let limit = isForm ? Self.maxFormBytes : Self.maxBodyBytes
         guard let state = requestState.pointee else {
             // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body
             // announced as too large before a byte of it is read; answering early also makes MHD close the
@@ -86,7 +103,7 @@ final class RequestHandler: Sendable {
                     ])
                 return respond(connection, method: method, path: path, .misdirected)
             }
-            if let length = header(connection, "Content-Length"), (Int(length) ?? Int.max) > Self.maxBodyBytes {
+            if let length = header(connection, "Content-Length"), (Int(length) ?? Int.max) > limit {
                 return respond(connection, method: method, path: path, .contentTooLarge)
             }
             requestState.pointee = UnsafeMutableRawPointer(bitPattern: 1)
@@ -95,18 +112,31 @@ final class RequestHandler: Sendable {
         if uploadSize.pointee > 0 {
             // A chunked body has no length up front; past the limit we close the connection (MHD_NO), as the
             // response cannot be queued while body data is being delivered.
-            let seen = Int(bitPattern: state) - 1 + uploadSize.pointee
+            let count = uploadSize.pointee
+            let seen = Int(bitPattern: state) - 1 + count
             uploadSize.pointee = 0
-            guard seen <= Self.maxBodyBytes else { return .NO }
+            guard seen <= limit else { return .NO }
+            if isForm, let uploadData {
+                let chunk = UnsafeRawBufferPointer(start: uploadData, count: count)
+                bodies.withLock { $0[UInt(bitPattern: connection), default: []].append(contentsOf: chunk) }
+            }
             requestState.pointee = UnsafeMutableRawPointer(bitPattern: 1 + seen)
             return .YES
         }
-        return respond(connection, method: method, path: path, answer(connection, method: method, path: path))
+        let body = bodies.withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) } ?? []
+        return respond(
+            connection, method: method, path: path, answer(connection, method: method, path: path, body: body))
+    }
+
+    /// MHD's word that a request ended, answered or not: its deadline and any form body it left go.
+    func requestEnded(_ connection: OpaquePointer) {
+        deadlines.completed(connection)
+        _ = bodies.withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) }
     }
 
     /// What to answer a fully received request.
     private func answer(
-        _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>
+        _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>, body: [UInt8]
     ) -> Response {
         if let password, let refusal = checkPassword(connection, password: password) { return refusal }
         let isRead = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
@@ -117,6 +147,9 @@ final class RequestHandler: Sendable {
             return .syncRequested
         }
         if let pairing = answerPairing(connection, method: method, path: path) { return pairing }
+        if strcmp(path, "/api/settings") == 0, let settings {
+            return answerSettings(connection, method: method, body: body, settings: settings)
+        }
         if let step = Self.undoStep(path) {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
             if let refusal = refuseUnlessPaired(connection) { return refusal }
@@ -245,6 +278,11 @@ final class RequestHandler: Sendable {
                 "http.method": "\(String(cString: method))", "http.path": "\(String(cString: path))",
                 "http.status": "\(response.status)",
             ])
+        var response = response
+        if isSecure, case .pairing(var answer) = response {
+            answer.secure = true
+            response = .pairing(answer)
+        }
         // Without a password anyone on the network reads the page: no contact names then.
         let redact = password == nil
         return response.queue(on: connection) { redact ? snapshot().withoutNames() : snapshot() }

@@ -30,6 +30,7 @@ enum Response {
     case notPaired
     case wrongPairingCode
     case pairing(PairingAnswer)
+    case settings(SettingsAnswer)
     case notFound
     case methodNotAllowed(allow: String)
     case contentTooLarge
@@ -56,6 +57,8 @@ enum Response {
         case .misdirected: UInt32(MHD_HTTP_MISDIRECTED_REQUEST)
         case .forbidden, .notPaired, .wrongPairingCode: UInt32(MHD_HTTP_FORBIDDEN)
         case .pairing(let answer): answer.status
+        case .settings(.view): UInt32(MHD_HTTP_OK)
+        case .settings(.refused(let status, _)): UInt32(status)
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
         case .contentTooLarge: UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
@@ -99,6 +102,16 @@ enum Response {
         case .pairing(let answer):
             body = ByteWriter(capacity: 128 + 96 * answer.browsers.count)
             answer.render(into: &body)
+            contentType = "application/json"
+        case .settings(.view(let view)):
+            body = ByteWriter(capacity: 256 + 256 * view.remotes.count)
+            view.render(into: &body)
+            contentType = "application/json"
+        case .settings(.refused(_, let message)):
+            body = ByteWriter(capacity: 64 + message.utf8.count)
+            body.raw("{\"error\":")
+            body.jsonString(message)
+            body.raw("}\n")
             contentType = "application/json"
         case .badRequest, .conflict, .unauthorized, .tooManyRequests, .hostMissing, .ambiguousFraming, .misdirected,
             .forbidden, .notPaired, .wrongPairingCode, .notFound, .methodNotAllowed, .contentTooLarge:
@@ -170,7 +183,7 @@ enum Response {
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"
         case .contentTooLarge: "Request body too large.\n"
         case .badRequest(let text), .conflict(let text): text + "\n"
-        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing: ""
+        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing, .settings: ""
         }
     }
 }

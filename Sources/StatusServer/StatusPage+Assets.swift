@@ -322,6 +322,8 @@ extension StatusPage {
                 if (response.status === 202) return;
                 return response.text().then(function (text) {
                   result.textContent = text || "Refused (HTTP " + response.status + ")";
+                  // Forgotten meanwhile (Forget elsewhere, the button held 10 s): the page says so at once.
+                  if (response.status === 403) checkPairing();
                 });
               })
               .catch(function () { result.textContent = "Cannot reach the box"; })

@@ -25,7 +25,9 @@ extension StatusPage {
         """
 
     static let pairingScript = """
-          var pairing = {pairing: "none"}, pairingPoll = null;
+          // pairingBusy: one pairing request at a time. A double tap would ask twice; the button would approve one
+          // request and the browser keep the other's cookie, waiting for ever.
+          var pairing = {pairing: "none"}, pairingPoll = null, pairingBusy = false;
           var PAIRING = {
             none: "Reading this page needs nothing more. To change anything from this browser (undo a sync, set " +
               "up address books), pair it with the box: choose Pair this browser, then press the button on the box.",
@@ -62,11 +64,19 @@ extension StatusPage {
           function checkPairing() {
             fetch("/api/pairing", {cache: "no-store"})
               .then(function (response) { return response.ok ? response.json() : null; })
-              .then(function (p) { if (p) renderPairing(p); })
-              .catch(function () {});
+              .then(function (p) { if (p) renderPairing(p); else askAgain(); })
+              .catch(askAgain);
+          }
+          // A question that went unanswered (the Wi-Fi gone a moment, the box restarting) must not end the wait:
+          // the button may be pressed after it.
+          function askAgain() {
+            clearTimeout(pairingPoll);
+            if (pairing.pairing === "waiting") pairingPoll = setTimeout(checkPairing, 1500);
           }
           function changeHeaders() { return pairing.token ? {"X-ContactBox-Token": pairing.token} : {}; }
           function pairingPost(path) {
+            if (pairingBusy) return;
+            pairingBusy = true;
             var result = byId("pairing-result");
             result.textContent = "";
             fetch(path, {method: "POST", headers: changeHeaders()})
@@ -77,7 +87,8 @@ extension StatusPage {
                   checkPairing();
                 });
               })
-              .catch(function () { result.textContent = "Cannot reach the box"; });
+              .catch(function () { result.textContent = "Cannot reach the box"; })
+              .then(function () { pairingBusy = false; });
           }
           byId("pair-form").addEventListener("submit", function (event) {
             event.preventDefault();
@@ -85,6 +96,7 @@ extension StatusPage {
           });
           byId("code-form").addEventListener("submit", function (event) {
             event.preventDefault();
+            if (pairingBusy) return;
             pairingPost("/api/pairing?code=" + encodeURIComponent(byId("pair-code").value));
             byId("pair-code").value = "";
           });

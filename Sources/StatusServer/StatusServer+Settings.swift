@@ -23,6 +23,18 @@ extension StatusServer {
         /// An idle connection is closed after this long (whole seconds: MHD takes no fraction). A request that keeps
         /// its connection busy with a byte now and then is closed 10 s after it began (``RequestDeadlines``).
         public var connectionTimeout: Duration
+        /// HTTPS with this certificate and key (PEM); nil for plain HTTP.
+        public var tls: TLS?
+
+        public struct TLS: Sendable {
+            public var certificate: String
+            public var key: String
+
+            public init(certificate: String, key: String) {
+                self.certificate = certificate
+                self.key = key
+            }
+        }
 
         /// Memory MHD may use per connection for reading the request and writing the response headers. A request
         /// to this server is a line and a few headers; anything larger is refused by MHD itself:

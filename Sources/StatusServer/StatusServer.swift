@@ -27,16 +27,20 @@ public final class StatusServer: Sendable {
     private let daemon: Mutex<DaemonHandle?>
     /// Closes connections past their request's deadline (``RequestDeadlines``).
     private let watch: DeadlineWatch
+    /// The TLS key and certificate as MHD was given them, kept until it has stopped.
+    private let tlsMemory: TLSMemory?
 
     /// Starts listening on `settings.host` and `settings.port`.
     public convenience init(
         settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
-        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }, logger: Logger
+        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
+        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
-            snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, logger: logger)
+            snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair,
+            pageSettings: pageSettings, logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -45,14 +49,16 @@ public final class StatusServer: Sendable {
         settings: Settings, clock: @escaping @Sendable () -> Int64,
         systemHosts: @escaping @Sendable () -> Set<String>, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
-        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in }, logger: Logger
+        pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
+        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let allowedHosts = AllowedHosts(
             configured: [settings.host] + settings.allowedHosts, systemHosts: systemHosts, clock: clock)
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
-            syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, logger: logger)
+            syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, isSecure: settings.tls != nil,
+            settings: pageSettings, logger: logger)
         guard let watch = DeadlineWatch(handler.deadlines) else {
             throw StatusServerError(
                 code: .startFailed,
@@ -60,6 +66,7 @@ public final class StatusServer: Sendable {
                     + "or eventfd for its request deadlines (out of memory, or of threads or file descriptors?)")
         }
         let socket = try ListenSocket.open(host: settings.host, port: settings.port)
+        let tlsMemory = settings.tls.map(TLSMemory.init)
         // Unretained: `self` keeps the handler alive, and `stop()` (at the latest in deinit) waits for MHD's thread,
         // so MHD never uses the pointer after the handler is gone.
         let context = Unmanaged.passUnretained(handler).toOpaque()
@@ -68,12 +75,12 @@ public final class StatusServer: Sendable {
         // MHD_USE_ERROR_LOG: MHD would write to stderr behind the logger's back.
         let started = cmhd_start_daemon(
             MHD_USE_AUTO_INTERNAL_THREAD.rawValue, socket.descriptor,
-            { context, connection, url, method, version, _, uploadSize, requestState in
+            { context, connection, url, method, version, uploadData, uploadSize, requestState in
                 guard let context, let connection, let url, let method, let version, let uploadSize, let requestState
                 else { return .NO }
                 return Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().handle(
-                    connection, path: url, method: method, version: version, uploadSize: uploadSize,
-                    requestState: requestState)
+                    connection, path: url, method: method, version: version, uploadData: uploadData,
+                    uploadSize: uploadSize, requestState: requestState)
             },
             context,
             { context, connection, _, code in
@@ -87,18 +94,22 @@ public final class StatusServer: Sendable {
             },
             { context, connection, _, _ in
                 guard let context, let connection else { return }
-                Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().deadlines.completed(connection)
+                Unmanaged<RequestHandler>.fromOpaque(context).takeUnretainedValue().requestEnded(connection)
             },
             UInt32(settings.maxConnections), UInt32(settings.maxConnectionsPerClient ?? 0),
-            UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes)
+            UInt32(clamping: settings.connectionTimeout.components.seconds), Settings.connectionMemoryBytes,
+            tlsMemory?.key, tlsMemory?.certificate)
         guard let started else {
             watch.stop()
             socket.closeAfterFailedStart()
             throw StatusServerError(
                 code: .startFailed,
                 message: "Cannot show the status page on \(socket.address): libmicrohttpd could not start its "
-                    + "thread or event loop (out of memory, or of threads or file descriptors?)")
+                    + (tlsMemory == nil
+                        ? "thread or event loop (out of memory, or of threads or file descriptors?)"
+                        : "HTTPS (a certificate and key that do not belong together, or that GnuTLS cannot read?)"))
         }
+        self.tlsMemory = tlsMemory
         self.handler = handler
         self.watch = watch
         self.daemon = Mutex(DaemonHandle(pointer: started))
@@ -124,6 +135,24 @@ public final class StatusServer: Sendable {
 
     deinit {
         stop()
+    }
+}
+
+/// The PEM texts MHD reads its TLS credentials from, in C memory that stays put until the server is gone; the key
+/// is overwritten before it is freed.
+private final class TLSMemory: @unchecked Sendable {
+    let key: UnsafeMutablePointer<CChar>?
+    let certificate: UnsafeMutablePointer<CChar>?
+
+    init(_ tls: StatusServer.Settings.TLS) {
+        key = strdup(tls.key)
+        certificate = strdup(tls.certificate)
+    }
+
+    deinit {
+        if let key { memset(key, 0, strlen(key)) }
+        free(key)
+        free(certificate)
     }
 }
 

@@ -349,4 +349,11 @@ struct ApplianceCoreTests {
         #expect(CoreDriver.passes(effects).isEmpty)
         #expect(driver.core.shown.counters.buttonPresses == 1)
     }
+
+    @Test("settings saved on the page: read the configuration again, as SIGHUP does")
+    func settingsSaved() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 1_000)
+        #expect(driver.send(.page(.settingsSaved)).contains(.reload))
+    }
 }

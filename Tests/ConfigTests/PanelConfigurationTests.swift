@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -220,5 +221,79 @@ struct PanelConfigurationTests {
             found.map(\.description) == [
                 "\(board):17: [button.sync] bias must be one of as-is, disabled, pull-up, pull-down (found \"up\")"
             ])
+    }
+}
+
+@Suite("The status page over HTTPS: [status] https_listen, tls_certificate, tls_key")
+struct HTTPSConfigurationTests {
+    let file = configPath
+
+    @Test("the three keys together: the address and the two files")
+    func parsed() throws {
+        let configuration = try Configuration.parse(
+            text: makeText(
+                appending: """
+                    [status]
+                    https_listen = "[::]:8443"
+                    tls_certificate = "/etc/contactbox/status.crt"
+                    tls_key = "/etc/contactbox/status.key"
+                    """), path: file)
+        #expect(
+            configuration.status.https
+                == HTTPSSettings(
+                    host: "::", port: 8443, certificatePath: "/etc/contactbox/status.crt",
+                    keyPath: "/etc/contactbox/status.key"))
+        #expect(try Configuration.parse(text: validText, path: file).status.https == nil)
+    }
+
+    @Test("one without the others, a relative path or a bad address: refused, saying what to add or change")
+    func refused() {
+        #expect(
+            problems(makeText(appending: "[status]\nhttps_listen = \"0.0.0.0:8443\"")).first?.hasSuffix(
+                "https_listen, tls_certificate and tls_key go together: add tls_certificate and tls_key") == true)
+        let relative = problems(
+            makeText(
+                appending: """
+                    [status]
+                    https_listen = "0.0.0.0:8443"
+                    tls_certificate = "status.crt"
+                    tls_key = "/etc/contactbox/status.key"
+                    """))
+        #expect(relative.first?.hasSuffix("tls_certificate must be an absolute path (found \"status.crt\")") == true)
+        let address = problems(
+            makeText(
+                appending: """
+                    [status]
+                    https_listen = "8443"
+                    tls_certificate = "/a.crt"
+                    tls_key = "/a.key"
+                    """))
+        #expect(address.first?.contains("https_listen must be an address and a port") == true)
+    }
+
+    @Test("the files: read as PEM; a key others may read is refused without its text in the message")
+    func files() throws {
+        let folder = try TemporaryDirectory()
+        let certificates = try TestCertificates.shared()
+        let certificate = folder.file("status.crt")
+        let key = folder.file("status.key")
+        let keyText = try SmallFile.read(certificates.server.key, limit: 65_536)
+        try SmallFile.replace(
+            certificate, with: try SmallFile.read(certificates.server.certificate, limit: 65_536), mode: 0o644)
+        try SmallFile.replace(key, with: keyText, mode: 0o600)
+        let https = HTTPSSettings(host: "0.0.0.0", port: 8443, certificatePath: certificate, keyPath: key)
+        let pair = try https.read()
+        #expect(Array(pair.key.utf8) == keyText)
+        chmod(key, 0o644)
+        #expect(throws: ConfigurationError.self) { try https.read() }
+        do {
+            _ = try https.read()
+        } catch {
+            #expect(error.description.contains("other users may read this key (mode 644)"))
+            #expect(!error.description.contains("PRIVATE KEY"))
+        }
+        try SmallFile.replace(certificate, with: Array("not a certificate".utf8), mode: 0o644)
+        chmod(key, 0o600)
+        #expect(throws: ConfigurationError.self) { try https.read() }
     }
 }

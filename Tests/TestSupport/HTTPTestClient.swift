@@ -39,7 +39,13 @@ public enum HTTPTestClient {
     /// counts as the end of it: a server refusing a request may close before reading all of it. `source`, another
     /// loopback address such as 127.0.0.2 (all of 127.0.0.0/8 is this machine's), makes the request come from
     /// another client as the server sees it.
-    public static func exchange(port: UInt16, bytes: [UInt8], from source: String? = nil) throws -> [UInt8] {
+    ///
+    /// `complete`, when given, ends the read as soon as it says the answer is whole (see `framedRequest`), for
+    /// servers that keep the connection open; `timeout` is how long one send or receive may block, in seconds.
+    public static func exchange(
+        port: UInt16, bytes: [UInt8], from source: String? = nil, timeout: Int = 10,
+        complete: (([UInt8]) -> Bool)? = nil
+    ) throws -> [UInt8] {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HTTPTestFailure(description: "socket: errno \(errno)") }
         defer { close(descriptor) }
@@ -56,9 +62,9 @@ public enum HTTPTestClient {
             }
             guard bound == 0 else { throw HTTPTestFailure(description: "bind to \(source): errno \(errno)") }
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -80,12 +86,47 @@ public enum HTTPTestClient {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 answer += buffer[..<count]
+                if let complete, complete(answer) { return answer }
             } else if count == 0 || errno == ECONNRESET {
                 return answer
+            } else if errno == EAGAIN {
+                throw HTTPTestFailure(description: "no whole answer within \(timeout) s: \(answer.count) bytes read")
             } else if errno != EINTR {
                 throw HTTPTestFailure(description: "recv: errno \(errno) after \(answer.count) bytes")
             }
         }
+    }
+
+    /// Like `request`, but the answer is read as far as its `Content-Length` rather than to the connection's end:
+    /// for servers that keep the connection open whatever the request says (chromedriver ignores
+    /// `Connection: close`). `timeout` bounds each send and receive, in seconds.
+    public static func framedRequest(
+        port: UInt16, method: String, path: String, headers: [(String, String)] = [], body: String = "",
+        timeout: Int = 10
+    ) throws -> HTTPTestResponse {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.utf8.count)\r\n" }
+        let answer = try exchange(
+            port: port, bytes: Array((head + "\r\n" + body).utf8), timeout: timeout, complete: isWhole)
+        return try parse(answer)
+    }
+
+    /// Whether `answer` holds a response head and as many body bytes as its `Content-Length` says. Without that
+    /// header the answer ends only with the connection.
+    static func isWhole(_ answer: [UInt8]) -> Bool {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = answer.indices.dropLast(3).first(where: { answer[$0..<$0 + 4].elementsEqual(separator) })
+        else { return false }
+        let head = String(decoding: answer[..<end], as: UTF8.self)
+        for line in head.split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":"),
+                line[..<colon].lowercased() == "content-length"
+            else { continue }
+            guard let length = Int(line[line.index(after: colon)...].drop { $0 == " " }) else { return false }
+            return answer.count - (end + 4) >= length
+        }
+        return false
     }
 
     public static func parse(_ answer: [UInt8]) throws -> HTTPTestResponse {

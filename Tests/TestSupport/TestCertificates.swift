@@ -15,10 +15,15 @@
 /// A client that trusts only the system's authorities (the default) does not know the CA: that is the "unknown
 /// certificate authority" case.
 public final class TestCertificates: Sendable {
-    /// A certificate (PEM, the leaf only) and its private key (PEM, unencrypted).
+    /// The files of a certificate (PEM, the leaf only) and of its private key (PEM, unencrypted).
     public struct Pair: Sendable {
         public var certificate: String
         public var key: String
+
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
     }
 
     public struct Failure: Error, Sendable, CustomStringConvertible {

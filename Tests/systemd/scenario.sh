@@ -74,6 +74,12 @@ case $GPIO_VM_BOOT in
 		sed 's/^/  install: /' /tmp/install.log
 	fi
 	check "the service runs with the example configuration" within 60 sh -c "[ \"\$(systemctl is-active $unit)\" = active ]"
+	# ---- Nothing to sync yet: the example configures no address book
+	check "Setup: a fresh box with no address book says so on its page" wait_status '"state":"setup"' 30
+	check "Setup: and on its LEDs (power steady, sync double flashes, error dark)" within 10 sh -c \
+		"[ \$(level $POWER)\$(level $ERROR) = 10 ] && [ \$(count_edges $POWER 2.2) -eq 0 ] && [ \$(count_edges $SYNC 2.2) -ge 3 ]"
+	check "Setup: a browser is paired by a press of the button" pair_with_button
+	PAIRING_COOKIE='' PAIRING_TOKEN=''
 	# ---- Failures: a configuration error at start. The daemon exits 78; it must
 	# not be restarted every RestartSec for ever.
 	printf '[sync]\ninterval = "soon"\n' >>/etc/contactbox/contactbox.toml

@@ -109,8 +109,8 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "StatusServer", "Sync",
-                "SystemSupport",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "SafeText", "StatusServer",
+                "Sync", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],

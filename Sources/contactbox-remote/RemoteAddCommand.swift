@@ -3,6 +3,7 @@ import CLISupport
 import CardDAV
 import Config
 import Remotes
+import SafeText
 
 struct RemoteAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -92,7 +93,9 @@ struct RemoteAddCommand: ParsableCommand {
         }
         for (index, candidate) in found.enumerated() {
             let count = candidate.cardCount.map { "\t\($0) contact\($0 == 1 ? "" : "s")" } ?? ""
-            print("\(index + 1). \(candidate.url)\t\(candidate.displayName ?? "(no name)")\(count)")
+            // The server's URLs and names, escaped as every text from outside is (a tab too: one book a line).
+            let name = candidate.displayName.map { printable($0) } ?? "(no name)"
+            print("\(index + 1). \(printable(candidate.url))\t\(name)\(count)")
         }
         let chosen = try choose(from: found)
         if name != nil, chosen.count != 1 {
@@ -106,7 +109,8 @@ struct RemoteAddCommand: ParsableCommand {
             do {
                 let outcome = try setup.test(remote, password: account.password)
                 Terminal.notice(
-                    "\(candidate.url): the test worked, \(outcome.contacts) contact\(outcome.contacts == 1 ? "" : "s")")
+                    "\(printable(candidate.url)): the test worked, \(outcome.contacts) contact\(outcome.contacts == 1 ? "" : "s")"
+                )
             } catch {
                 let code = RemoteCommand.fail(error, what: candidate.url)
                 Terminal.note("Nothing was saved.")

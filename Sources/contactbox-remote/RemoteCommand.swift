@@ -3,6 +3,7 @@ import CLISupport
 import Config
 import Glibc
 import Remotes
+import SafeText
 
 /// `contactbox remote add|list|remove`: the address books of the settings file, set up from the command line through
 /// the one implementation the status page uses too (`AddressBookSetup`).
@@ -41,7 +42,8 @@ struct RemoteCommand: ParsableCommand {
 
     /// The failure in the household's words, and the code it exits with.
     static func fail(_ failure: SetupFailure, what: String? = nil) -> ExitCode {
-        Terminal.error((what.map { $0 + ": " } ?? "") + failure.description)
+        // A server's URL, names and messages are text from outside: escaped, so they cannot drive the terminal.
+        Terminal.error(printable((what.map { $0 + ": " } ?? "") + failure.description))
         return exitCode(for: failure.kind)
     }
 
@@ -94,7 +96,7 @@ struct RemoteListCommand: ParsableCommand {
             let origin = check.origin(of: .remote(remote.name))
             print(
                 [
-                    remote.name, kind, Configuration.shown(place), remote.paused ? "paused" : "synced",
+                    remote.name, kind, printable(Configuration.shown(place)), remote.paused ? "paused" : "synced",
                     origin.description,
                 ].joined(separator: "\t"))
         }

@@ -137,6 +137,9 @@ public struct AddressBookSetup: Sendable {
             do {
                 // One PROPFIND of the URL itself: a book chosen by hand must be a book, not the server's root.
                 let found = try client.explore(url)
+                if case .missing = found.start {
+                    throw SetupFailure(.notFound, "nothing is at that address: check it", detail: found.startText)
+                }
                 guard found.start == .addressBook else {
                     throw SetupFailure(
                         .notCardDAV, "that address is not an address book: choose one of those discovery found",

@@ -214,3 +214,51 @@ struct RemoteFolderCommandTests {
         #expect(missing.stderr.contains("does not exist: create it, or mount the disk"), "\(missing.stderr)")
     }
 }
+
+/// `contactbox remote add` against the stand-in server of Fixtures/hostile_carddav.py: each refusal in the
+/// household's words, with its exit code, and nothing saved.
+@Suite("contactbox remote add's words for what went wrong", .serialized, .timeLimit(.minutes(2)))
+struct RemoteAddWordsTests {
+    func add(_ work: Workspace, _ url: String, _ more: [String] = ["--all"]) throws -> CommandResult {
+        let config = try administratorConfig(work)
+        return try contactbox(["remote", "add", "--config", config, url, "--username", "user"] + more, input: "pw\n")
+    }
+
+    @Test("a refused login, a refused account, a web page, nothing there and a calendar each say so")
+    func words() throws {
+        let work = try Workspace()
+        let server = try HostileCardDAVServer("none", in: work)
+        let base = "http://127.0.0.1:\(server.port)"
+        let login = try add(work, base + "/locked/")
+        #expect(login.status == 77, "\(login)")
+        #expect(
+            login.stderr == "contactbox: the server refused the login: make a new app password (PROPFIND /locked/: "
+                + "401 Unauthorized)\n")
+        let account = try add(work, base + "/other/")
+        #expect(account.status == 77, "\(account)")
+        #expect(account.stderr.contains("the server refused access to this account"), "\(account.stderr)")
+        // Discovery from a wrong URL still lists the server's books; the one chosen by hand is tested.
+        let missing = try add(work, base + "/nosuch/", ["--book", base + "/nosuch/"])
+        #expect(missing.status == 78, "\(missing)")
+        #expect(
+            missing.stderr.contains("\(base)/nosuch/: nothing is at that address: check it (nothing is there (404))"),
+            "\(missing.stderr)")
+        let calendar = try add(work, base + "/home/", ["--book", base + "/cal/"])
+        #expect(calendar.status == 76, "\(calendar)")
+        #expect(calendar.stderr.contains("that address is not an address book"), "\(calendar.stderr)")
+        #expect(calendar.stderr.hasSuffix("Nothing was saved.\n"), "\(calendar.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.path + "/store/settings.toml"))
+    }
+
+    @Test("a web page where the server should be is not a CardDAV server, its title escaped")
+    func webPage() throws {
+        let work = try Workspace()
+        let server = try HostileCardDAVServer("no-well-known", in: work)
+        let result = try add(work, "http://127.0.0.1:\(server.port)/login/")
+        #expect(result.status == 76, "\(result)")
+        #expect(
+            result.stderr
+                == "contactbox: that address is not a CardDAV server (an address book server) (PROPFIND /login/: 200 "
+                + "with an HTML page, not a CardDAV answer; its title: Sign in & \\u{1B}[2Jsync)\n", "\(result.stderr)")
+    }
+}

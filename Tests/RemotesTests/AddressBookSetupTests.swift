@@ -264,6 +264,35 @@ struct AddressBookSetupTests {
         #expect(try settings.load().settings.remotes.map(\.name) == ["icloud"])
     }
 
+    @Test("a server that takes the connection and never answers is too slow when the setup's time runs out")
+    func silentServer() throws {
+        let box = try Box()
+        // A listening socket that never accepts: the kernel completes the connection, and nobody answers.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+                    && listen(descriptor, 8) == 0
+            }
+        }
+        try #require(listening)
+        var setup = box.setup
+        setup.deadlineLimit = .seconds(1)
+        let refused = #expect(throws: SetupFailure.self) {
+            try setup.discover(
+                .carddav, address: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/", username: "a",
+                password: Array("p".utf8))
+        }
+        #expect(refused?.kind == .tooSlow, "\(String(describing: refused))")
+        #expect(refused?.message == "the server answered too slowly: try again later")
+    }
+
     @Test("only web addresses are tried")
     func addresses() throws {
         let box = try Box()

@@ -102,6 +102,12 @@ struct RemoteAddCommand: ParsableCommand {
             Terminal.error("--name names one address book, and \(chosen.count) were chosen")
             throw ExitCode.validationFailure
         }
+        // The settings file allows plain http for what the household chose (`allow_insecure_http`): it is told.
+        for candidate in chosen where Self.isPlainHTTPElsewhere(candidate.url) {
+            Terminal.warning(
+                "\(printable(candidate.url)) is plain http: the password and the contacts cross the network "
+                    + "unencrypted on every sync; use https:// if the server offers it")
+        }
         // Every book is tested before anything is saved: one that fails keeps the others from being added too,
         // so that a person fixes it and runs the same command again.
         for candidate in chosen {
@@ -134,6 +140,15 @@ struct RemoteAddCommand: ParsableCommand {
         for remote in added {
             print("added \(remote.name): \(RemoteCommand.reloadAdvice)")
         }
+    }
+
+    /// `http://` to another machine than this one.
+    static func isPlainHTTPElsewhere(_ url: String) -> Bool {
+        guard url.lowercased().hasPrefix("http://") else { return false }
+        let authority = url.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host =
+            authority.hasPrefix("[") ? authority.dropFirst().prefix { $0 != "]" } : authority.prefix { $0 != ":" }
+        return !["localhost", "127.0.0.1", "::1"].contains(host.lowercased())
     }
 
     /// The books to add: --all, --book, or what a person types; a script that says neither is told how.

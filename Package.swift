@@ -109,8 +109,8 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "StatusServer", "Sync",
-                "SystemSupport",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "SafeText", "StatusServer",
+                "Sync", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],
@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "RemotesTests",
             dependencies: [
-                "CardDAV", "Config", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
+                "CardDAV", "Config", "ContactStore", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(

@@ -90,6 +90,20 @@ public enum Exit {
             (77, "the server refused the login (401), or refused access to that account (403)"),
             (78, "the configuration is wrong, or nothing is at the URL (404) or it is no address book"),
         ],
+        "remote": [
+            (0, "done (added, listed, removed, or nothing chosen)"),
+            (64, "bad usage, a password with a line break, or a folder path that is not absolute"),
+            (69, "the server cannot be reached, its certificate was refused, or the folder is missing or not writable"),
+            (73, "the settings or the password could not be written (the old settings stay)"),
+            (75, "the server is busy or too slow, or the settings changed meanwhile (nothing saved: try again)"),
+            (76, "the address is not a CardDAV server or address book"),
+            (77, "the server refused the login (make a new app password), or access to that account"),
+            (
+                78,
+                "the configuration is wrong, nothing is at the address or the account has no address book, a name "
+                    + "the administrator's file uses, no such remote, or the remote limit"
+            ),
+        ],
         "run": [(0, "stopped by a signal"), (64, nil), (71, nil), (78, nil)],
         "pair": [(0, nil), (64, nil), (73, "the pairing files cannot be written in the store's folder"), (78, nil)],
     ]

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CLISupport
 
-/// `contactbox-remote`: the subcommands that talk to remotes, run by `contactbox sync` and `contactbox discover`.
+/// `contactbox-remote`: the subcommands that talk to remotes, run by `contactbox sync`, `discover`, `pair` and `remote`.
 @main
 struct ContactBoxRemote: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,7 +9,7 @@ struct ContactBoxRemote: ParsableCommand {
         abstract: "Keeps a household's contacts in a local store and in step with their address books.",
         discussion: Exit.summary,
         version: "\(contactboxVersion) (build \(buildID))",
-        subcommands: [RunCommand.self, SyncCommand.self, DiscoverCommand.self, PairCommand.self]
+        subcommands: [RunCommand.self, SyncCommand.self, DiscoverCommand.self, PairCommand.self, RemoteCommand.self]
     )
 
     static func main() {

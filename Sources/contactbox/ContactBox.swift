@@ -12,7 +12,8 @@ struct ContactBox: ParsableCommand {
         discussion: """
             The store is one SQLite file, the same for every command: the path given with --db, else the \
             CONTACTBOX_DB environment variable, else the configuration's store, else \
-            /var/lib/contactbox/contacts.sqlite. Remotes are set up in /etc/contactbox/contactbox.toml (--config, \
+            /var/lib/contactbox/contacts.sqlite. Remotes are set up on the status page or with `contactbox remote add` (the \
+            settings file next to the store), or by the administrator in /etc/contactbox/contactbox.toml (--config, \
             CONTACTBOX_CONFIG).
 
             \(Exit.summary)
@@ -20,7 +21,7 @@ struct ContactBox: ParsableCommand {
         version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
             RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self,
-            RemoteSubcommand.Pair.self, ImportCommand.self,
+            RemoteSubcommand.Pair.self, RemoteSubcommand.Remote.self, ImportCommand.self,
             ExportCommand.self,
             ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
             RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
@@ -41,7 +42,7 @@ struct ContactBox: ParsableCommand {
 /// The subcommands that talk to remotes live in `contactbox-remote`, next to this binary: this one never loads
 /// libcurl and libxml2 (see Package.swift). They are listed here for `--help` and run there.
 enum RemoteSubcommand {
-    static let names: Set<String> = ["run", "sync", "discover", "pair"]
+    static let names: Set<String> = ["run", "sync", "discover", "pair", "remote"]
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -65,6 +66,13 @@ enum RemoteSubcommand {
         static let configuration = CommandConfiguration(
             commandName: "pair", abstract: "Pair a browser with the box by a one-time code (see pair --help).")
         func run() throws { RemoteSubcommand.run(["pair"]) }
+    }
+
+    struct Remote: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remote",
+            abstract: "Add, list or remove address books: remote add|list|remove (see remote --help).")
+        func run() throws { RemoteSubcommand.run(["remote"]) }
     }
 
     /// Replaces this process with `contactbox-remote ARGUMENTS`; returns only by exiting on failure.

@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "RemotesTests",
             dependencies: [
-                "CardDAV", "Config", "ContactStore", "HTTP", "Remotes", "Sync", "TestSupport", "VCard",
+                "CardDAV", "Config", "ContactStore", "HTTP", "Remotes", "Sync", "SystemSupport", "TestSupport", "VCard",
                 logging,
             ]),
         .testTarget(

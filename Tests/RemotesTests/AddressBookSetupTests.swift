@@ -5,6 +5,7 @@ import Glibc
 import HTTP
 import Logging
 import Sync
+import SystemSupport
 import TestSupport
 import Testing
 
@@ -252,7 +253,7 @@ struct AddressBookSetupTests {
         #expect(added.map(\.name) == ["card", "icloud"])
         let file = settings.passwordPath(forRemote: "card")
         #expect(try SecretSource.file(file).read() == "app-pw")
-        let text = String(decoding: try #require(readAll(settings.path)), as: UTF8.self)
+        let text = String(decoding: try SmallFile.read(settings.path, limit: 1 << 20), as: UTF8.self)
         #expect(!text.contains("app-pw"))
         try box.setup.remove("card")
         #expect(access(file, F_OK) != 0)
@@ -302,18 +303,5 @@ struct AddressBookSetupTests {
             }
             #expect(refused?.kind == .invalid, "\(address)")
         }
-    }
-
-    private func readAll(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[..<count]
-        }
-        return bytes
     }
 }

@@ -90,13 +90,8 @@ struct PairingBrowserTests {
     @Test("A request the button did not answer shows refused, and the page offers to ask again")
     func refused() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
-        let pairings = PairedBrowsers(folder: nil)
-        let requests = PairingRecorder()
-        let server = try makeServer(pairings: pairings, pair: { requests.record($0) })
-        let driver = try ChromeDriver()
-        let phone = try driver.session(width: Self.phoneWidth)
-        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
-        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        let page = try UnpairedPage()
+        let (pairings, requests, phone) = (page.pairings, page.requests, page.phone)
         try phone.click("#pair")
         try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "waiting")
         let request = try waitUntil("the server to hand the pairing request to the daemon") { requests.requests.first }
@@ -116,13 +111,8 @@ struct PairingBrowserTests {
     @Test("A double tap on Pair this browser asks the box once, and the press then pairs this browser")
     func doubleTap() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
-        let pairings = PairedBrowsers(folder: nil)
-        let requests = PairingRecorder()
-        let server = try makeServer(pairings: pairings, pair: { requests.record($0) })
-        let driver = try ChromeDriver()
-        let phone = try driver.session(width: Self.phoneWidth)
-        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
-        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        let page = try UnpairedPage()
+        let (pairings, requests, phone) = (page.pairings, page.requests, page.phone)
         // Both taps land before the first answer arrives, as a quick double tap on a phone does.
         try phone.execute("var pair = document.getElementById('pair'); pair.click(); pair.click();")
         try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "waiting")
@@ -137,14 +127,8 @@ struct PairingBrowserTests {
     @Test("Forgotten at the box while the page shows it paired: the next change is refused and the page says so")
     func forgottenAtTheBox() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
-        let pairings = PairedBrowsers(folder: nil)
-        let requests = PairingRecorder()
-        let undo = UndoRecorder()
-        let server = try makeServer(
-            snapshot: makeUndoSnapshot(), undo: undo, pairings: pairings, pair: { requests.record($0) })
-        let driver = try ChromeDriver()
-        let phone = try driver.session(width: Self.phoneWidth)
-        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
+        let page = try UnpairedPage(snapshot: makeUndoSnapshot())
+        let (pairings, requests, undo, phone) = (page.pairings, page.requests, page.undo, page.phone)
         try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
         try phone.click("#pair")
         let request = try waitUntil("the server to hand the pairing request to the daemon") { requests.requests.first }
@@ -163,13 +147,8 @@ struct PairingBrowserTests {
     @Test("While it waits for the button, a poll that fails (Wi-Fi gone a moment) does not stop the page asking")
     func pollSurvivesAFailure() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
-        let pairings = PairedBrowsers(folder: nil)
-        let requests = PairingRecorder()
-        let server = try makeServer(pairings: pairings, pair: { requests.record($0) })
-        let driver = try ChromeDriver()
-        let phone = try driver.session(width: Self.phoneWidth)
-        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
-        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
+        let page = try UnpairedPage()
+        let (pairings, requests, phone) = (page.pairings, page.requests, page.phone)
         try phone.click("#pair")
         try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "waiting")
         let request = try waitUntil("the server to hand the pairing request to the daemon") { requests.requests.first }
@@ -235,5 +214,26 @@ struct PairingBrowserTests {
         let shot = try session.saveScreenshot(name)
         #expect(shot.isPNG, "not a PNG: \(shot.path)")
         #expect(shot.width == phoneWidth, "\(shot.path) is \(shot.width ?? 0) pixels wide")
+    }
+}
+
+/// The page open in Chromium at phone width, against a server whose pairing and undo requests are recorded, and no
+/// browser paired yet (`#pairing[data-pairing=none]`, drawn by the script).
+final class UnpairedPage {
+    let pairings = PairedBrowsers(folder: nil)
+    let requests = PairingRecorder()
+    let undo = UndoRecorder()
+    let server: StatusServer
+    let driver: ChromeDriver
+    let phone: WebDriverSession
+
+    init(snapshot: StatusSnapshot = makeSnapshot()) throws {
+        let (requests, undo) = (requests, undo)
+        server = try makeServer(
+            snapshot: snapshot, undo: undo, pairings: pairings, pair: { requests.record($0) })
+        driver = try ChromeDriver()
+        phone = try driver.session(width: PairingBrowserTests.phoneWidth)
+        try phone.navigate(to: "http://127.0.0.1:\(server.port)/")
+        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "none")
     }
 }

@@ -44,6 +44,9 @@ public final class Daemon {
     let pageRequests: PageRequests
     /// The browsers paired with the box, kept beside the store.
     let pairings: PairedBrowsers
+    /// The settings the page reads and changes, and the address books it adds: both save, then the loop reloads.
+    let pageSettings: PageSettings
+    let pageSetup: PageSetup
     /// The decisions: state, schedule, undo, LED look. Changed only by `apply`.
     private(set) var core: ApplianceCore
     private(set) var configuration: Configuration
@@ -95,6 +98,11 @@ public final class Daemon {
         pairings = PairedBrowsers(
             folder: Configuration.stateFolder(ofStore: options.storePath ?? configuration.storePath),
             logger: self.logger)
+        let pageRequests = pageRequests
+        pageSettings = PageSettings(configPath: options.configPath) { pageRequests.post(.settingsSaved) }
+        pageSetup = PageSetup(
+            configPath: options.configPath, logger: self.logger, userAgent: "ContactBox/\(options.version)"
+        ) { pageRequests.post(.settingsSaved) }
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
@@ -252,14 +260,14 @@ public final class Daemon {
     private func startStatusServer(_ settings: StatusServer.Settings) {
         let board = board
         let pageRequests = pageRequests
-        let pageSettings = PageSettings(configPath: options.configPath) { pageRequests.post(.settingsSaved) }
+        let (pageSettings, pageSetup) = (pageSettings, pageSetup)
         do {
             servers.append(
                 try StatusServer(
                     settings: settings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
                     undo: { pageRequests.post(.undo($0)) }, pairings: pairings,
                     pair: { pageRequests.post(.pair($0)) }, pageSettings: { pageSettings.answer($0) },
-                    logger: logger))
+                    setup: { pageSetup.answer($0) }, logger: logger))
         } catch {
             logger.error(
                 settings.tls == nil ? "Status page unavailable" : "Status page over HTTPS unavailable",

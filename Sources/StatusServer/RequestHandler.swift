@@ -13,7 +13,7 @@ final class RequestHandler: Sendable {
     static let maxBodyBytes = 1024
     /// ...but a form of the settings (``formPaths``), read up to this.
     static let maxFormBytes = 4096
-    static let formPaths: Set<String> = ["/api/settings"]
+    static let formPaths: Set<String> = ["/api/settings", "/api/setup"]
 
     /// The bodies of forms being received, by connection (MHD's one thread; the lock is for the rules). At most one
     /// per connection, at most `maxFormBytes` each, gone when the request ends however it ends.
@@ -30,6 +30,8 @@ final class RequestHandler: Sendable {
     let isSecure: Bool
     /// Reads and changes the settings for a paired browser (the daemon knows the files); nil: no `/api/settings`.
     let settings: (@Sendable (SettingsRequest) -> SettingsAnswer)?
+    /// Adding an address book, step by step, for a paired browser; nil: no `/api/setup`.
+    let setup: (@Sendable (SetupRequest) -> SetupAnswer)?
     let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
     private let password: [UInt8]?
@@ -45,7 +47,8 @@ final class RequestHandler: Sendable {
         snapshot: @escaping @Sendable () -> StatusSnapshot, syncNow: @escaping @Sendable () -> Void,
         undo: @escaping @Sendable (UndoRequest) -> Void, pairings: PairedBrowsers,
         pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false,
-        settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
+        settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
+        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
     ) {
         self.password = password.map { Array($0.utf8) }
         self.allowedHosts = allowedHosts
@@ -58,6 +61,7 @@ final class RequestHandler: Sendable {
         self.pair = pair
         self.isSecure = isSecure
         self.settings = settings
+        self.setup = setup
         self.logger = logger
     }
 
@@ -148,7 +152,19 @@ final class RequestHandler: Sendable {
         }
         if let pairing = answerPairing(connection, method: method, path: path) { return pairing }
         if strcmp(path, "/api/settings") == 0, let settings {
-            return answerSettings(connection, method: method, body: body, settings: settings)
+            return answerPairedForm(
+                connection, method: method, body: body, read: { .settings(settings(.read)) },
+                post: { .settings(settings(.change($0))) })
+        }
+        if strcmp(path, "/api/setup") == 0, let setup {
+            return answerPairedForm(
+                connection, method: method, body: body, read: { .setup(setup(.read)) },
+                post: { form in
+                    guard let request = Self.setupRequest(form) else {
+                        return .badRequest("Which step? action must be find, add or cancel.")
+                    }
+                    return .setup(setup(request))
+                })
         }
         if let step = Self.undoStep(path) {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }

@@ -31,6 +31,7 @@ enum Response {
     case wrongPairingCode
     case pairing(PairingAnswer)
     case settings(SettingsAnswer)
+    case setup(SetupAnswer)
     case notFound
     case methodNotAllowed(allow: String)
     case contentTooLarge
@@ -58,7 +59,9 @@ enum Response {
         case .forbidden, .notPaired, .wrongPairingCode: UInt32(MHD_HTTP_FORBIDDEN)
         case .pairing(let answer): answer.status
         case .settings(.view): UInt32(MHD_HTTP_OK)
-        case .settings(.refused(let status, _)): UInt32(status)
+        case .settings(.refused(let status, _)), .setup(.refused(let status, _)): UInt32(status)
+        case .setup(.view(let view)):
+            UInt32(view.phase == .finding || view.phase == .adding ? MHD_HTTP_ACCEPTED : MHD_HTTP_OK)
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
         case .contentTooLarge: UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
@@ -107,7 +110,11 @@ enum Response {
             body = ByteWriter(capacity: 256 + 256 * view.remotes.count)
             view.render(into: &body)
             contentType = "application/json"
-        case .settings(.refused(_, let message)):
+        case .setup(.view(let view)):
+            body = ByteWriter(capacity: 1024 + 256 * view.books.count)
+            view.render(into: &body)
+            contentType = "application/json"
+        case .settings(.refused(_, let message)), .setup(.refused(_, let message)):
             body = ByteWriter(capacity: 64 + message.utf8.count)
             body.raw("{\"error\":")
             body.jsonString(message)
@@ -183,7 +190,7 @@ enum Response {
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"
         case .contentTooLarge: "Request body too large.\n"
         case .badRequest(let text), .conflict(let text): text + "\n"
-        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing, .settings: ""
+        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing, .settings, .setup: ""
         }
     }
 }

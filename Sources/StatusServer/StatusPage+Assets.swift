@@ -38,6 +38,13 @@ extension StatusPage {
         #remotes,#events,#runs,#browsers{margin:0;padding:0;list-style:none}
         #pairing form{margin:.5rem 0 0}#pair-code{min-height:36px;padding:.3rem .5rem;font:inherit}
         #pairing-result{margin:.5rem 0 0;color:var(--bad)}#pairing-result:empty{display:none}
+        #setup label,#setup legend{display:block;margin:.5rem 0 .15rem;color:var(--muted);font-size:.9rem}
+        #setup fieldset{margin:0;padding:0;border:0}#setup .setup-provider{margin:.2rem 0;color:var(--text);font-size:1rem}
+        #setup input:not([type]),#setup input[name=address],#setup input[type=password]{width:100%;min-height:40px;\
+        padding:.35rem .5rem;font:inherit}
+        #setup-help,#setup-wire{margin:.5rem 0;color:var(--muted);font-size:.9rem}#setup form>button{margin-top:.75rem}
+        #setup-books{margin:0;padding:0;list-style:none}.setup-book{padding:.4rem 0;border-top:1px solid var(--line);\
+        overflow-wrap:anywhere}#setup-status{margin:.5rem 0 0}#setup-status:empty{display:none}
         .setting{margin:0 0 .75rem}.setting label{display:block;color:var(--muted);font-size:.9rem}
         #interval,#box-name{min-height:36px;padding:.3rem .5rem;font:inherit}
         #settings-remotes,#settings-problems{margin:0;padding:0;list-style:none}
@@ -246,6 +253,7 @@ extension StatusPage {
             list.replaceChildren.apply(list, items.length ? items : [element("li", "empty", emptyText)]);
           }
           function render(s) {
+            openOnSetup(s);
             var state = byId("state");
             state.textContent = label(STATES, s.state);
             state.className = "state state-" + s.state;
@@ -336,7 +344,7 @@ extension StatusPage {
               .catch(function () { result.textContent = "Cannot reach the box"; })
               .then(refreshSoon);
           });
-        \(pairingScript)\(settingsScript)
+        \(pairingScript)\(settingsScript)\(setupScript)
           paintTimes();
           refresh();
         })();

@@ -61,6 +61,7 @@ extension StatusPage {
             clearTimeout(pairingPoll);
             if (p.pairing === "waiting") pairingPoll = setTimeout(checkPairing, 1500);
             loadSettings();
+            loadSetup();
           }
           function checkPairing() {
             fetch("/api/pairing", {cache: "no-store"})

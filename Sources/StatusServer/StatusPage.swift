@@ -15,7 +15,8 @@
 ///   `.counts`, `.remote-when`, `.message`;
 /// - `#runs` and `#undo`: the restore points and the undo asked for (`StatusPage+Undo.swift`);
 /// - `#pairing`: this browser's pairing with the box (`StatusPage+Pairing.swift`);
-/// - `#settings`: what a paired browser may change (`StatusPage+Settings.swift`);
+/// - `#setup`: adding an address book (`StatusPage+Setup.swift`); `#settings`: what a paired browser may change
+///   (`StatusPage+Settings.swift`);
 /// - `#events`, newest first: `li.event.level-<level>` with `time` and `.message`;
 /// - `#version` with `.version` and `.build`; `#live` (whether the page is still updating).
 enum StatusPage {
@@ -89,6 +90,7 @@ enum StatusPage {
         w.raw("</ul>\n</section>\n")
         restorePoints(snapshot, now: now, into: &w)
         w.raw(pairingSection)
+        w.raw(setupSection)
         w.raw(settingsSection)
         w.raw("<section>\n<h2>Events</h2>\n<ol id=\"events\">\n")
         for event in snapshot.events {

@@ -35,12 +35,13 @@ public final class StatusServer: Sendable {
         settings: Settings, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
         pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
-        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
+        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
+        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
             snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair,
-            pageSettings: pageSettings, logger: logger)
+            pageSettings: pageSettings, setup: setup, logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -50,7 +51,8 @@ public final class StatusServer: Sendable {
         systemHosts: @escaping @Sendable () -> Set<String>, snapshot: @escaping @Sendable () -> StatusSnapshot,
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
         pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
-        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil, logger: Logger
+        pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
+        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let allowedHosts = AllowedHosts(
@@ -58,7 +60,7 @@ public final class StatusServer: Sendable {
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
             syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, isSecure: settings.tls != nil,
-            settings: pageSettings, logger: logger)
+            settings: pageSettings, setup: setup, logger: logger)
         guard let watch = DeadlineWatch(handler.deadlines) else {
             throw StatusServerError(
                 code: .startFailed,

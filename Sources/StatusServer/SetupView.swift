@@ -1,0 +1,120 @@
+/// What `/api/setup` shows: where adding an address book from the page stands. The daemon runs each step (find the
+/// account's address books, then test and add those chosen) on a thread of its own, as a network wait may take a
+/// minute; the page asks again until the step is over. The password typed stays in the daemon, never sent back.
+public struct SetupView: Sendable, Equatable {
+    public enum Phase: String, Sendable {
+        /// Nothing asked, or the last one cancelled or over.
+        case idle
+        /// Looking for the account's address books.
+        case finding
+        /// The books found, to choose from.
+        case found
+        /// Testing the chosen books and saving them.
+        case adding
+        /// Saved: the first sync of each starts now.
+        case added
+        /// The last step failed: `message` says why, in a household's words.
+        case failed
+    }
+
+    public struct Book: Sendable, Equatable {
+        public var url: String
+        public var name: String?
+        public var contacts: Int?
+
+        public init(url: String, name: String?, contacts: Int?) {
+            self.url = url
+            self.name = name
+            self.contacts = contacts
+        }
+    }
+
+    public struct Provider: Sendable, Equatable {
+        public var id: String
+        public var title: String
+        /// Where to make the app password, in one line.
+        public var help: String
+        public var needsAddress: Bool
+        public var needsLogin: Bool
+
+        public init(id: String, title: String, help: String, needsAddress: Bool, needsLogin: Bool) {
+            self.id = id
+            self.title = title
+            self.help = help
+            self.needsAddress = needsAddress
+            self.needsLogin = needsLogin
+        }
+    }
+
+    public var phase: Phase
+    public var provider: String?
+    public var books: [Book]
+    /// The remotes the last add saved.
+    public var added: [String]
+    public var message: String?
+    public var providers: [Provider]
+
+    public init(
+        phase: Phase, provider: String? = nil, books: [Book] = [], added: [String] = [], message: String? = nil,
+        providers: [Provider]
+    ) {
+        self.phase = phase
+        self.provider = provider
+        self.books = books
+        self.added = added
+        self.message = message
+        self.providers = providers
+    }
+
+    func render(into w: inout ByteWriter) {
+        w.raw("{\"phase\":")
+        w.jsonString(phase.rawValue)
+        w.raw(",\"provider\":")
+        w.jsonString(provider)
+        w.raw(",\"books\":[")
+        for (index, book) in books.enumerated() {
+            if index > 0 { w.raw(",") }
+            w.raw("{\"url\":")
+            w.jsonString(book.url)
+            w.raw(",\"name\":")
+            w.jsonString(book.name)
+            w.raw(",\"contacts\":")
+            w.jsonNumber(book.contacts.map(Int64.init))
+            w.raw("}")
+        }
+        w.raw("],\"added\":[")
+        for (index, name) in added.enumerated() {
+            if index > 0 { w.raw(",") }
+            w.jsonString(name)
+        }
+        w.raw("],\"message\":")
+        w.jsonString(message)
+        w.raw(",\"providers\":[")
+        for (index, provider) in providers.enumerated() {
+            if index > 0 { w.raw(",") }
+            w.raw("{\"id\":")
+            w.jsonString(provider.id)
+            w.raw(",\"title\":")
+            w.jsonString(provider.title)
+            w.raw(",\"help\":")
+            w.jsonString(provider.help)
+            w.raw(",\"needs_address\":\(provider.needsAddress),\"needs_login\":\(provider.needsLogin)}")
+        }
+        w.raw("]}\n")
+    }
+}
+
+/// A paired browser's step in adding an address book: the form's fields (`provider`, `address`, `username`,
+/// `password` to find; `books`, one URL a line, and `version` to add).
+public enum SetupRequest: Sendable, Equatable {
+    case read
+    case find([String: String])
+    case add([String: String])
+    case cancel
+}
+
+/// The daemon's answer: where setting up stands, or why the step cannot start (400 a field, 409 another step runs).
+public enum SetupAnswer: Sendable, Equatable {
+    case view(SetupView)
+    case refused(status: Int, message: String)
+}

@@ -1,0 +1,149 @@
+/// "Add an address book" on the page, for a paired browser: where it is (iCloud, Google, Fastmail, Nextcloud, any
+/// CardDAV server, a folder on the box, each with where to make its app password), the login, then the books found
+/// to choose from; the box tests each before it saves it, and the first sync starts. A box with no address book
+/// opens its page on this section (and on pairing, which comes first).
+///
+/// Hooks: `#setup` (hidden until paired; `data-phase`: `idle`, `finding`, `found`, `adding`, `added`, `failed`)
+/// with `#setup-find` (`input[name=provider]` radios in `#setup-providers`, `#setup-help`, `#setup-address`,
+/// `#setup-username`, `#setup-password`, `#setup-wire`, `#setup-find-button`), `#setup-add` (`#setup-books`, one
+/// `input[name=book]` checkbox per book, `#setup-add-button`, `#setup-cancel`), `#setup-status`.
+extension StatusPage {
+    static let setupSection = """
+        <section id="setup" data-phase="" hidden>
+        <h2>Add an address book</h2>
+        <form id="setup-find">
+        <fieldset id="setup-providers"><legend>Where are the contacts?</legend></fieldset>
+        <p id="setup-help"></p>
+        <label id="setup-address-label" for="setup-address">Address</label>
+        <input id="setup-address" name="address" autocapitalize="none" spellcheck="false">
+        <label id="setup-username-label" for="setup-username">User name</label>
+        <input id="setup-username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false">
+        <label id="setup-password-label" for="setup-password">App password</label>
+        <input id="setup-password" name="password" type="password" autocomplete="new-password">
+        <p id="setup-wire" hidden>This page is not encrypted (plain HTTP): the password crosses your home network \
+        once, when you add the book. The box keeps it in a file only it can read, and never shows it again.</p>
+        <button id="setup-find-button" type="submit">Find address books</button>
+        </form>
+        <form id="setup-add" hidden>
+        <ul id="setup-books"></ul>
+        <button id="setup-add-button" type="submit">Add</button> <button id="setup-cancel" class="secondary" \
+        type="button">Cancel</button>
+        </form>
+        <p id="setup-status" role="status"></p>
+        </section>
+
+        """
+
+    static let setupScript = """
+          var setup = null, setupPoll = null, openedOnSetup = false;
+          var SETUP = {
+            finding: "Looking for the address books of this account\\u2026",
+            adding: "Testing the login and the address books, then saving them\\u2026"
+          };
+          function chosenProvider() {
+            var checked = document.querySelector("#setup-providers input:checked");
+            return setup === null || checked === null ? null :
+              setup.providers.filter(function (p) { return p.id === checked.value; })[0];
+          }
+          function showProvider() {
+            var p = chosenProvider();
+            byId("setup-help").textContent = p === null ? "" : p.help;
+            var address = p !== null && p.needs_address, login = p === null || p.needs_login;
+            byId("setup-address-label").textContent = p !== null && p.id === "folder" ? "Folder on the box" :
+              "Server address";
+            ["setup-address", "setup-address-label"].forEach(function (id) { byId(id).hidden = !address; });
+            ["setup-username", "setup-username-label", "setup-password", "setup-password-label"].forEach(
+              function (id) { byId(id).hidden = !login; });
+            byId("setup-wire").hidden = !login || location.protocol !== "http:";
+          }
+          function bookItem(b) {
+            var item = element("li", "setup-book");
+            var box = document.createElement("input");
+            box.type = "checkbox";
+            box.name = "book";
+            box.value = b.url;
+            box.checked = true;
+            var label = element("label", "", " " + (b.name === null ? b.url : b.name) +
+              (b.contacts === null ? "" : " (" + b.contacts + " contacts)"));
+            label.prepend(box);
+            item.append(label, " ", element("span", "kind", b.url));
+            return item;
+          }
+          function renderSetup(v) {
+            setup = v;
+            var section = byId("setup");
+            section.hidden = false;
+            section.setAttribute("data-phase", v.phase);
+            var providers = byId("setup-providers");
+            if (!providers.querySelector("input")) {
+              v.providers.forEach(function (p, index) {
+                var radio = document.createElement("input");
+                radio.type = "radio";
+                radio.name = "provider";
+                radio.value = p.id;
+                radio.checked = index === 0;
+                radio.addEventListener("change", showProvider);
+                var label = element("label", "setup-provider", " " + p.title);
+                label.prepend(radio);
+                providers.append(label);
+              });
+            }
+            showProvider();
+            var busy = v.phase === "finding" || v.phase === "adding";
+            byId("setup-find").hidden = v.phase === "found" || busy;
+            byId("setup-add").hidden = v.phase !== "found";
+            if (v.phase === "found") {
+              var books = byId("setup-books");
+              books.replaceChildren.apply(books, v.books.map(bookItem));
+            }
+            byId("setup-status").textContent = busy ? SETUP[v.phase] : v.phase === "failed" ? v.message :
+              v.phase === "added" ? "Added " + v.added.join(", ") + ": the first sync starts now." : "";
+            clearTimeout(setupPoll);
+            if (busy) setupPoll = setTimeout(loadSetup, 1500);
+          }
+          function loadSetup() {
+            if (pairing.pairing !== "paired") { byId("setup").hidden = true; return; }
+            fetch("/api/setup", {cache: "no-store"})
+              .then(function (response) { return response.ok || response.status === 202 ? response.json() : null; })
+              .then(function (v) { if (v) renderSetup(v); })
+              .catch(function () { setupPoll = setTimeout(loadSetup, 3000); });
+          }
+          function setupPost(fields) {
+            byId("setup-status").textContent = "";
+            fetch("/api/setup", {method: "POST", headers: changeHeaders(), body: new URLSearchParams(fields)})
+              .then(function (response) {
+                return response.json().then(function (answer) {
+                  if (response.ok || response.status === 202) { renderSetup(answer); return; }
+                  byId("setup-status").textContent = answer.error || "Refused (HTTP " + response.status + ")";
+                  if (response.status === 403) checkPairing();
+                });
+              })
+              .catch(function () { byId("setup-status").textContent = "Cannot reach the box"; });
+          }
+          // A box with nothing to sync opens on pairing and setting up, not on an empty status.
+          function openOnSetup(s) {
+            if (openedOnSetup || s.state !== "setup") return;
+            openedOnSetup = true;
+            var header = document.querySelector("header");
+            header.after(byId("pairing"));
+            byId("pairing").after(byId("setup"));
+          }
+          byId("setup-find").addEventListener("submit", function (event) {
+            event.preventDefault();
+            var p = chosenProvider();
+            if (p === null) return;
+            var password = byId("setup-password");
+            setupPost({action: "find", provider: p.id, address: byId("setup-address").value,
+              username: byId("setup-username").value, password: password.value});
+            password.value = "";
+          });
+          byId("setup-add").addEventListener("submit", function (event) {
+            event.preventDefault();
+            var books = Array.prototype.map.call(
+              document.querySelectorAll("#setup-books input:checked"), function (box) { return box.value; });
+            setupPost({action: "add", books: books.join("\\n")});
+          });
+          byId("setup-cancel").addEventListener("click", function () { setupPost({action: "cancel"}); });
+
+        """
+}

@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A box with no address book, set up over its page's API as the page's script does it: paired with the one-time
+/// code, then an address book found on a real Radicale from its root URL, tested, added, and synced by the daemon.
+@Suite(
+    "Setting up from the page, end to end", .serialized,
+    .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(5)))
+struct PageSetupCommandTests {
+    @Test("needs setup; pair; a wrong password is refused in words; find, add, and the first sync brings the contact")
+    func setUp() throws {
+        let work = try Workspace()
+        let server = try RadicaleServer()
+        try server.createAddressBook()
+        try server.seedCards([("ann.vcf", card("ann", "Ann Example"))])
+        try FileManager.default.createDirectory(atPath: work.path + "/store", withIntermediateDirectories: true)
+        let port = try freeLoopbackPort()
+        let config = try work.file(
+            "contactbox.toml", "store = \"\(work.db)\"\n\(Workspace.daemonSettings(port: port))\n")
+        let daemon = try RunCommandTests().start(config, log: work.path + "/daemon.log")
+        defer { _ = RunCommandTests().stop(daemon) }
+        let setup = RunCommandTests().waitForStatus(port: port) { $0.contains("\"state\":\"setup\"") }
+        #expect(setup.contains("\"summary\":\"Needs setup: no address book yet\""), "\(setup)")
+
+        // Paired with the code, as a box without a button is.
+        let origin = [("Origin", "http://127.0.0.1:\(port)"), ("Sec-Fetch-Site", "same-origin")]
+        let code = try #require(
+            try contactbox(["pair", "--db", work.db]).stdout.split(separator: "\n").first?.split(separator: " ").last)
+        let paired = try HTTPTestClient.request(
+            port: port, method: "POST", path: "/api/pairing?code=\(code)", headers: origin)
+        #expect(paired.status == 200, "\(paired.body)")
+        let cookie = try #require(paired.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let token = try #require(
+            paired.body.split(separator: "\"").drop { $0 != "token" }.dropFirst(2).first.map(String.init))
+        let headers = origin + [("Cookie", cookie), ("X-ContactBox-Token", token)]
+        func post(_ form: String) throws -> HTTPTestResponse {
+            try HTTPTestClient.request(
+                port: port, method: "POST", path: "/api/setup",
+                headers: headers + [("Content-Type", "application/x-www-form-urlencoded")], body: form)
+        }
+        /// GET /api/setup until the step is over.
+        func settled() throws -> String {
+            try waitUntil("the setup step to end", seconds: 60) {
+                let body = try HTTPTestClient.request(port: port, path: "/api/setup", headers: [("Cookie", cookie)])
+                    .body
+                return body.contains("\"phase\":\"finding\"") || body.contains("\"phase\":\"adding\"") ? nil : body
+            }
+        }
+        let root = server.baseURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let login = "provider=carddav&address=\(root)&username=\(RadicaleServer.username)"
+
+        #expect(try post("action=find&\(login)&password=wrong").status == 202)
+        let refused = try settled()
+        #expect(refused.contains("\"phase\":\"failed\""), "\(refused)")
+        #expect(refused.contains("the server refused the login: make a new app password"), "\(refused)")
+        #expect(!refused.contains("wrong"))
+
+        #expect(try post("action=find&\(login)&password=\(RadicaleServer.password)").status == 202)
+        let found = try settled()
+        let book = server.addressBookURL()
+        #expect(found.contains("\"phase\":\"found\""), "\(found)")
+        #expect(found.contains("\"url\":\"\(book)\""), "\(found)")
+        #expect(!found.contains(RadicaleServer.password))
+
+        let books = book.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        #expect(try post("action=add&books=\(books)").status == 202)
+        let added = try settled()
+        #expect(added.contains("\"phase\":\"added\""), "\(added)")
+        #expect(added.contains("\"added\":[\"contacts\"]"), "\(added)")
+
+        // The daemon reloads, and its first sync of the new book brings Ann down.
+        let synced = RunCommandTests().waitForStatus(port: port, seconds: 60) {
+            $0.contains("\"contacts\":1") && $0.contains("\"state\":\"idle\"")
+        }
+        #expect(synced.contains("\"name\":\"contacts\",\"kind\":\"carddav\",\"last_result\":\"ok\""), "\(synced)")
+        #expect(try contactbox(["show", "--db", work.db, "ann"]).stdout.contains("Ann Example"))
+        let settings = try work.read("store/settings.toml")
+        #expect(!settings.contains(RadicaleServer.password))
+        let check = try contactbox(["check-config", "--config", config])
+        #expect(check.stdout.contains("settings.toml"), "\(check.stdout)")
+    }
+}

@@ -85,8 +85,8 @@ public enum ApplianceState: Sendable, Equatable {
     /// What a person can do about it; nil when nothing is needed.
     public var advice: String? {
         if self == .needsSetup {
-            return "Add an address book: a [[remote]] block in /etc/contactbox/contactbox.toml (the example file "
-                + "shows each kind), then run systemctl reload contactbox."
+            return "Pair this browser with the box's button, then choose Add an address book below (or, over SSH, "
+                + "run contactbox remote add)."
         }
         guard case .needsAttention(let attention, _) = self else { return nil }
         return switch attention {

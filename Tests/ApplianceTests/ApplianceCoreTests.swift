@@ -276,7 +276,7 @@ struct ApplianceCoreTests {
         _ = driver.send(.started)
         #expect(driver.core.state == .needsSetup)
         #expect(driver.core.statusLine == "Needs setup: no address book yet")
-        #expect(driver.core.state.advice?.contains("[[remote]]") == true)
+        #expect(driver.core.state.advice?.contains("Add an address book") == true)
         // The start-up pass has nothing to do, and the look comes back after it.
         driver.runPass(SyncRequest(.startup), to: .idle, taking: 2_000)
         #expect(driver.look == .needsSetup)

@@ -56,13 +56,19 @@ status_json() {
 	fi
 }
 
-# page_request METHOD PATH: a request to the status page as its script sends it (same origin; once paired, with
-# the pairing's cookie and token, PAIRING_COOKIE and PAIRING_TOKEN); the body goes to /tmp/page.body and the
-# headers to /tmp/page.headers; prints the HTTP status. curl: the harness brings it (Tests/hardware/run.sh).
+# page_request METHOD PATH [FORM]: a request to the status page as its script sends it (same origin; once paired,
+# with the pairing's cookie and token, PAIRING_COOKIE and PAIRING_TOKEN; FORM as a urlencoded body); the body goes
+# to /tmp/page.body and the headers to /tmp/page.headers; prints the HTTP status. curl: the harness brings it
+# (Tests/hardware/run.sh).
 page_request() {
 	curl -s -D /tmp/page.headers -o /tmp/page.body -w '%{http_code}' --max-time 5 -X "$1" \
 		-H 'Origin: http://127.0.0.1:8080' ${PAIRING_COOKIE:+-H "Cookie: $PAIRING_COOKIE"} \
-		${PAIRING_TOKEN:+-H "X-ContactBox-Token: $PAIRING_TOKEN"} "http://127.0.0.1:8080$2"
+		${PAIRING_TOKEN:+-H "X-ContactBox-Token: $PAIRING_TOKEN"} ${3:+--data "$3"} "http://127.0.0.1:8080$2"
+}
+
+# setup_phase PHASE: adding an address book on the page is at PHASE (/api/setup, as the paired browser).
+setup_phase() {
+	page_request GET /api/setup >/dev/null && grep -q "\"phase\":\"$1\"" /tmp/page.body
 }
 
 # post_page PATH: a POST to the status page as its own script sends it; prints the HTTP status.

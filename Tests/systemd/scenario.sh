@@ -273,6 +273,23 @@ else
 fi
 rm -f /tmp/photos.vcf
 
+# ---- Setup from the page: a folder added by a paired browser, under the unit's sandbox
+kitchen=/var/lib/contactbox/kitchen
+install -d -o contactbox -g contactbox -m 700 "$kitchen"
+check "Setup: a browser is paired by the button" pair_with_button
+check "Setup: the page asks for the folder's address book" test \
+	"$(page_request POST /api/setup "action=find&provider=folder&address=$kitchen")" = 202
+check "Setup: the folder is found" within 30 setup_phase found
+check "Setup: the page adds it" test "$(page_request POST /api/setup "action=add&books=$kitchen")" = 202
+check "Setup: it is tested and saved" within 30 setup_phase added
+check "Setup: saved in the settings file beside the store, mode 0600" sh -c \
+	'grep -q "name = \"kitchen\"" /var/lib/contactbox/settings.toml && [ "$(stat -c %a /var/lib/contactbox/settings.toml)" = 600 ]'
+check "Setup: the daemon reloads and syncs it: the store's contacts arrive in the folder" within 120 sh -c \
+	"[ \"\$(find $kitchen -name '*.vcf' | wc -l)\" -gt 0 ]"
+check "Setup: check-config shows it with its file" sh -c \
+	'runuser -u contactbox -- contactbox check-config 2>&1 | grep "kitchen" | grep -q "settings.toml:"'
+PAIRING_COOKIE='' PAIRING_TOKEN=''
+
 # ---- Sandbox: every hardening line on, and nothing refused over all of the above
 journalctl -b -1 -b 0 >/dev/null 2>&1 || true
 if journalctl --no-pager -o cat -u "$unit" | grep -E 'EPERM|SIGSYS|Read-only file system|Operation not permitted|Permission denied' >/tmp/denied.txt; then

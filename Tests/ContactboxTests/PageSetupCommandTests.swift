@@ -24,16 +24,10 @@ struct PageSetupCommandTests {
         #expect(setup.contains("\"summary\":\"Needs setup: no address book yet\""), "\(setup)")
 
         // Paired with the code, as a box without a button is.
-        let origin = [("Origin", "http://127.0.0.1:\(port)"), ("Sec-Fetch-Site", "same-origin")]
         let code = try #require(
             try contactbox(["pair", "--db", work.db]).stdout.split(separator: "\n").first?.split(separator: " ").last)
-        let paired = try HTTPTestClient.request(
-            port: port, method: "POST", path: "/api/pairing?code=\(code)", headers: origin)
-        #expect(paired.status == 200, "\(paired.body)")
-        let cookie = try #require(paired.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
-        let token = try #require(
-            paired.body.split(separator: "\"").drop { $0 != "token" }.dropFirst(2).first.map(String.init))
-        let headers = origin + [("Cookie", cookie), ("X-ContactBox-Token", token)]
+        let headers = try pairedHeaders(code: String(code), port: port)
+        let cookie = try #require(headers.first { $0.0 == "Cookie" }?.1)
         func post(_ form: String) throws -> HTTPTestResponse {
             try HTTPTestClient.request(
                 port: port, method: "POST", path: "/api/setup",

@@ -34,13 +34,8 @@ struct PairCommandTests {
         var info = stat()
         #expect(stat(folder + "/pairing-code", &info) == 0 && info.st_mode & 0o777 == 0o600)
 
-        let paired = try HTTPTestClient.request(
-            port: port, method: "POST", path: "/api/pairing?code=\(code)", headers: origin)
-        #expect(paired.status == 200, "\(paired.body)")
-        let cookie = try #require(paired.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
-        let token = try #require(
-            paired.body.split(separator: "\"").drop { $0 != "token" }.dropFirst(2).first.map(String.init))
-        let headers = origin + [("Cookie", cookie), ("X-ContactBox-Token", token)]
+        let headers = try pairedHeaders(code: String(code), port: port)
+        let cookie = try #require(headers.first { $0.0 == "Cookie" }?.1)
         let preview = try HTTPTestClient.request(
             port: port, method: "POST", path: "/api/undo/preview?run=1", headers: headers)
         #expect(preview.status == 202, "\(preview.body)")
@@ -56,4 +51,17 @@ struct PairCommandTests {
             port: port, method: "POST", path: "/api/undo/cancel", headers: headers)
         #expect(refused.status == 403)
     }
+}
+
+/// Pairs a browser with a one-time code of `contactbox pair` on the daemon at `port`: the headers its changes then
+/// carry (the page's origin, the cookie, the token).
+func pairedHeaders(code: String, port: UInt16) throws -> [(String, String)] {
+    let origin = [("Origin", "http://127.0.0.1:\(port)"), ("Sec-Fetch-Site", "same-origin")]
+    let paired = try HTTPTestClient.request(
+        port: port, method: "POST", path: "/api/pairing?code=\(code)", headers: origin)
+    #expect(paired.status == 200, "\(paired.body)")
+    let cookie = try #require(paired.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+    let token = try #require(
+        paired.body.split(separator: "\"").drop { $0 != "token" }.dropFirst(2).first.map(String.init))
+    return origin + [("Cookie", cookie), ("X-ContactBox-Token", token)]
 }

@@ -46,7 +46,10 @@ extension SmallFile {
         }
         // open's mode passes through the umask.
         guard fchmod(out, mode) == 0 else { throw ReplaceFailure(code: errno, isUnchanged: true) }
-        if let owner, fchown(out, owner.uid, owner.gid) != 0 { throw ReplaceFailure(code: errno, isUnchanged: true) }
+        // Only when it changes anything (root writing for the service): the unit's sandbox refuses chown(2) itself.
+        if let owner, owner.uid != geteuid() || owner.gid != getegid(), fchown(out, owner.uid, owner.gid) != 0 {
+            throw ReplaceFailure(code: errno, isUnchanged: true)
+        }
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(out, UnsafeRawBufferPointer(rebasing: $0[written...])) }

@@ -52,7 +52,12 @@ private let servers: (open: StatusServer, protected: StatusServer)? = {
         let settings = StatusServer.Settings(
             host: "127.0.0.1", port: 0, password: password, maxConnections: 64, maxConnectionsPerClient: nil,
             connectionTimeout: .seconds(1))
-        return try? StatusServer(settings: settings, snapshot: snapshot, syncNow: {}, logger: logger)
+        // Pairing in memory, and the settings and setup answered by stand-ins: the forms' bodies are read (and
+        // refused without a paired browser) as on the box.
+        return try? StatusServer(
+            settings: settings, snapshot: snapshot, syncNow: {}, pairings: PairedBrowsers(folder: nil),
+            pageSettings: { _ in .refused(status: 409, message: "fuzz") },
+            setup: { _ in .view(SetupView(phase: .idle, providers: [])) }, logger: logger)
     }
     guard let open = start(password: nil), let protected = start(password: fuzzPassword) else {
         violated("cannot start the status servers")

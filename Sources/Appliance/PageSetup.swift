@@ -29,11 +29,11 @@ final class PageSetup: Sendable {
 
         var isRunning: Bool { phase == .finding || phase == .adding }
 
-        mutating func forgetPassword() {
-            if var account {
-                for index in account.password.indices { account.password[index] = 0 }
-                self.account = nil
-            }
+        /// The step failed: say why, and let the password go.
+        mutating func fail(_ message: String) {
+            phase = .failed
+            self.message = message
+            account = nil
         }
     }
 
@@ -59,7 +59,7 @@ final class PageSetup: Sendable {
         case .cancel:
             state.withLock { state in
                 guard !state.isRunning else { return }
-                state.forgetPassword()
+                state.account = nil
                 state.phase = .idle
                 state.books = []
                 state.message = nil
@@ -73,7 +73,7 @@ final class PageSetup: Sendable {
         return .view(
             state.withLock { state in
                 if !state.isRunning, state.account != nil, now - state.lastUse > Self.idleLimit.wholeMilliseconds {
-                    state.forgetPassword()
+                    state.account = nil
                     state.phase = .idle
                     state.books = []
                 }
@@ -135,7 +135,7 @@ final class PageSetup: Sendable {
                 state.added = added.map(\.name)
                 state.books = []
                 state.phase = .added
-                state.forgetPassword()
+                state.account = nil
             }
         }
     }
@@ -146,18 +146,17 @@ final class PageSetup: Sendable {
         step: @escaping @Sendable (AddressBookSetup) throws(SetupFailure) -> @Sendable (inout State) -> Void
     ) -> SetupAnswer {
         let now = monotonicMillis()
-        let previous: WorkerThread?? = state.withLock { state in
-            guard !state.isRunning else { return nil }
-            state.forgetPassword()
+        let (started, previous) = state.withLock { state -> (Bool, WorkerThread?) in
+            guard !state.isRunning else { return (false, nil) }
             state.phase = phase
             state.provider = provider
             state.account = account
             state.message = nil
             state.lastUse = now
             defer { state.thread = nil }
-            return .some(state.thread)
+            return (true, state.thread)
         }
-        guard let previous else {
+        guard started else {
             return .refused(status: 409, message: "The box is still busy with the last step: wait for it.")
         }
         // The last step's thread has ended (nothing runs): take it back.
@@ -173,18 +172,10 @@ final class PageSetup: Sendable {
                             AddressBookSetup(
                                 check: check, configuration: configuration, logger: logger, userAgent: userAgent))
                     } catch {
-                        apply = { state in
-                            state.phase = .failed
-                            state.message = error.description
-                            state.forgetPassword()
-                        }
+                        apply = { $0.fail(error.description) }
                     }
                 } else {
-                    apply = { state in
-                        state.phase = .failed
-                        state.message = "The administrator's configuration has a problem: \(check.errors[0])"
-                        state.forgetPassword()
-                    }
+                    apply = { $0.fail("The administrator's configuration has a problem: \(check.errors[0])") }
                 }
                 let added = state.withLock { state in
                     apply(&state)
@@ -199,11 +190,7 @@ final class PageSetup: Sendable {
             }
             state.withLock { $0.thread = thread }
         } catch {
-            state.withLock { state in
-                state.phase = .failed
-                state.message = "The box could not start this step: \(error.message)"
-                state.forgetPassword()
-            }
+            state.withLock { $0.fail("The box could not start this step: \(error.message)") }
         }
         return view()
     }

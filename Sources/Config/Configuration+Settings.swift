@@ -1,3 +1,5 @@
+import SystemSupport
+
 extension Configuration {
     /// The settings file, in the state directory: the store's folder (`/var/lib/contactbox/settings.toml`).
     ///
@@ -11,7 +13,7 @@ extension Configuration {
 
     /// The state folder of a store at `path`: its folder (`/var/lib/contactbox`), where the settings, the secrets
     /// and the paired browsers are kept.
-    public static func stateFolder(ofStore path: String) -> String { SettingsFile.folder(of: path) }
+    public static func stateFolder(ofStore path: String) -> String { SmallFile.folder(of: path) }
 
     /// The folder of the store, without its trailing slash (empty for a store in `/`).
     var stateDirectory: String {

@@ -1,4 +1,5 @@
 import Glibc
+import SystemSupport
 
 /// The passwords the page and the command line set: a file each in the secrets folder, written as the settings
 /// file is (a temporary file, flushed, renamed).
@@ -60,6 +61,6 @@ extension SettingsFile {
         }
         let folder = try SettingsFolder(path: secretsDirectory, creatingWithMode: 0o700)
         try folder.lock()
-        try folder.replace(Self.name(of: file), with: password, mode: 0o600, what: what, write: write)
+        try folder.replace(SmallFile.name(of: file), with: password, mode: 0o600, what: what, write: write)
     }
 }

@@ -103,7 +103,7 @@ public struct SettingsFile: Sendable {
         let bytes = Array(text.utf8)
         let check = HouseholdConfiguration.validate(bytes: bytes, path: path, secretsDirectory: secretsDirectory)
         if let first = check.errors.first { throw first }
-        let folder = try SettingsFolder(path: Self.folder(of: path), creatingWithMode: nil)
+        let folder = try SettingsFolder(path: SmallFile.folder(of: path), creatingWithMode: nil)
         try folder.lock()
         let current = try currentBytes()
         let found = current.map { Version(bytes: $0) } ?? .absent
@@ -114,7 +114,7 @@ public struct SettingsFile: Sendable {
                     + "them again and redo your change",
                 reason: .changedMeanwhile)
         }
-        try folder.replace(Self.name(of: path), with: bytes, mode: 0o600, what: "the settings", write: write)
+        try folder.replace(SmallFile.name(of: path), with: bytes, mode: 0o600, what: "the settings", write: write)
         // What the old file named and the new one does not: its password files, which nothing reads any more.
         // After the save, so that a failure leaves a file that names no missing password.
         let old = current.flatMap {
@@ -145,16 +145,6 @@ public struct SettingsFile: Sendable {
         }
     }
 
-    static func name(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
-    }
-
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let folder = String(path[..<slash])
-        return folder.isEmpty ? "/" : folder
-    }
 }
 
 extension RemoteSettings {

@@ -29,7 +29,7 @@ final class SettingsFolder {
         if let mode {
             // A new folder takes the owner of the one it is in (the state directory's, the service's).
             var parent = stat()
-            if geteuid() == 0, info.st_uid == 0, stat(SettingsFile.folder(of: path), &parent) == 0, parent.st_uid != 0 {
+            if geteuid() == 0, info.st_uid == 0, stat(SmallFile.folder(of: path), &parent) == 0, parent.st_uid != 0 {
                 if fchown(fd, parent.st_uid, parent.st_gid) == 0 { owner = (parent.st_uid, parent.st_gid) }
             }
             if info.st_mode & 0o7777 != mode, fchmod(fd, mode) != 0 {

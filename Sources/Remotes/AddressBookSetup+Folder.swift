@@ -57,9 +57,8 @@ extension AddressBookSetup {
     /// The owner of the state folder (where the settings file is), which is the service's user; nil when that is
     /// root (a test, a box run as root): then the probe said it all.
     func serviceUser() -> (uid: uid_t, gid: gid_t)? {
-        let folder = settings.path.lastIndex(of: "/").map { String(settings.path[..<$0]) } ?? "."
         var info = stat()
-        guard stat(folder.isEmpty ? "/" : folder, &info) == 0, info.st_uid != 0 else { return nil }
+        guard stat(SmallFile.folder(of: settings.path), &info) == 0, info.st_uid != 0 else { return nil }
         return (info.st_uid, info.st_gid)
     }
 

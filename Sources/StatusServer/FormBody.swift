@@ -26,12 +26,10 @@ enum FormBody {
             if byte == UInt8(ascii: "+") {
                 decoded.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.endIndex,
-                    let pair = PairingSecret.bytes(
-                        hex: Substring(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self))),
-                    pair.count == 1
+                guard index + 2 < bytes.endIndex, let high = PairingSecret.value(bytes[index + 1]),
+                    let low = PairingSecret.value(bytes[index + 2])
                 else { return nil }
-                decoded.append(pair[0])
+                decoded.append(high << 4 | low)
                 index += 2
             } else {
                 decoded.append(byte)

@@ -179,13 +179,13 @@ public final class PairedBrowsers: Sendable {
 
     func reloadIfChanged(_ state: inout State, now: Int64) {
         let limit = Self.idleLimit.wholeMilliseconds / 1000
-        if let file, let stamp = FileStamp(path: file.pairings), stamp != state.stamp {
-            state.browsers = file.readBrowsers()
-            state.stamp = stamp
-        } else if let file, state.stamp != nil, FileStamp(path: file.pairings) == nil {
-            // Removed behind the box's back: nobody is paired.
-            state.browsers = []
-            state.stamp = nil
+        if let file {
+            let stamp = FileStamp(path: file.pairings)
+            if stamp != state.stamp {
+                // Changed, or removed, behind the box's back (`contactbox pair --forget-all`): read it again.
+                state.browsers = stamp == nil ? [] : file.readBrowsers()
+                state.stamp = stamp
+            }
         }
         let before = state.browsers.count
         state.browsers.removeAll { now - $0.lastUsed >= limit }

@@ -60,7 +60,8 @@ public struct PairingSecret: Sendable, Equatable {
         return bytes
     }
 
-    private static func value(_ digit: UInt8) -> UInt8? {
+    /// A hex digit's value; nil for any other byte.
+    static func value(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -77,8 +77,9 @@ extension RequestHandler {
     }
 
     private func beginPairing(_ connection: OpaquePointer) -> Response {
-        if let secret = pairingSecret(connection), case .paired = pairings.standing(secret) {
-            return pairingAnswer(connection)
+        if let secret = pairingSecret(connection) {
+            let standing = pairings.standing(secret)
+            if case .paired = standing { return answer(for: secret, standing: standing) }
         }
         let address = clientAddress(connection)
         guard let (secret, request) = pairings.begin(address: address) else {

@@ -11,9 +11,13 @@ final class RequestHandler: Sendable {
     /// Most requests use no body (`POST /api/sync` needs none, the undo's run is in the query string), so anything
     /// over this is refused...
     static let maxBodyBytes = 1024
-    /// ...but a form of the settings (``formPaths``), read up to this.
+    /// ...but a form of the settings or the setup (``isForm(_:)``), read up to this.
     static let maxFormBytes = 4096
-    static let formPaths: Set<String> = ["/api/settings", "/api/setup"]
+
+    /// Whether `path` takes a form: compared in place, as every request (and every chunk of its body) asks.
+    static func isForm(_ path: UnsafePointer<CChar>) -> Bool {
+        strcmp(path, "/api/settings") == 0 || strcmp(path, "/api/setup") == 0
+    }
 
     /// The bodies of forms being received, by connection (MHD's one thread; the lock is for the rules). At most one
     /// per connection, at most `maxFormBytes` each, gone when the request ends however it ends.
@@ -82,7 +86,7 @@ final class RequestHandler: Sendable {
         version: UnsafePointer<CChar>, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        let isForm = Self.formPaths.contains(String(cString: path))
+        let isForm = Self.isForm(path)
         let limit = isForm ? Self.maxFormBytes : Self.maxBodyBytes
         guard let state = requestState.pointee else {
             // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body

@@ -30,9 +30,7 @@ extension SmallFile {
         _ path: String, with bytes: [UInt8], mode: mode_t, owner: (uid: uid_t, gid: gid_t)? = nil,
         write: (Int32, UnsafeRawBufferPointer) -> Int = { Glibc.write($0, $1.baseAddress, $1.count) }
     ) throws(ReplaceFailure) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = (folder(of: path), name(of: path))
         let temporary = (folder == "/" ? "" : folder) + "/." + name + ".new-\(getpid())"
         // No other writer in this process uses this name (callers write under a lock): what is there is left over.
         _ = unlink(temporary)
@@ -71,8 +69,19 @@ extension SmallFile {
     /// Removes the file (a missing one is no error) and makes the removal durable.
     public static func remove(_ path: String) throws(ReplaceFailure) {
         guard unlink(path) == 0 || errno == ENOENT else { throw ReplaceFailure(code: errno, isUnchanged: true) }
-        let slash = path.lastIndex(of: "/")
-        _ = syncFolder(slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ".")
+        _ = syncFolder(folder(of: path))
+    }
+
+    /// The folder a path names a file in: `/var/lib/contactbox` for `/var/lib/contactbox/pairings`, `/` for `/a`,
+    /// `.` for a bare name.
+    public static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The file's name in its folder.
+    public static func name(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 
     /// fsync(2) of a folder: what makes a rename or an unlink in it durable.

@@ -29,8 +29,8 @@ extension ApplianceCore {
         case .undo(.cancel):
             guard undo.cancel() else { return [] }
             return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
-        case .settingsSaved:
-            return [.log(.notice, "Settings saved on the status page", [:]), .reload]
+        case .settingsSaved(let changes):
+            return [.log(.notice, "Settings saved on the status page", [:]), .reload(changes)]
         case .pair(let request):
             let metadata: Logger.Metadata = ["pairing.client": "\(request.address)"]
             guard !undo.isArmed else {

@@ -60,8 +60,9 @@ public struct ApplianceCore: Sendable, Equatable {
         case pairingDecided(id: String, approved: Bool)
         /// A hold of the button: every paired browser is forgotten.
         case forgetPairings
-        /// Read the configuration again (the page saved the settings), as SIGHUP does.
-        case reload
+        /// Read the configuration again (the page saved the settings), as SIGHUP does; the store follows what the
+        /// save did to remotes.
+        case reload([RemoteChange])
         case log(Logger.Level, Logger.Message, Logger.Metadata)
     }
 

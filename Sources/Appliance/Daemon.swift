@@ -99,10 +99,10 @@ public final class Daemon {
             folder: Configuration.stateFolder(ofStore: options.storePath ?? configuration.storePath),
             logger: self.logger)
         let pageRequests = pageRequests
-        pageSettings = PageSettings(configPath: options.configPath) { pageRequests.post(.settingsSaved) }
+        pageSettings = PageSettings(configPath: options.configPath) { pageRequests.post(.settingsSaved($0)) }
         pageSetup = PageSetup(
             configPath: options.configPath, logger: self.logger, userAgent: "ContactBox/\(options.version)"
-        ) { pageRequests.post(.settingsSaved) }
+        ) { pageRequests.post(.settingsSaved([])) }
     }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
@@ -160,7 +160,7 @@ public final class Daemon {
             case .previewUndo(let run): worker.requestUndoPreview(run: run)
             case .pairingDecided(let id, let approved): pairings.decide(id: id, approved: approved)
             case .forgetPairings: pairings.forgetAll()
-            case .reload: reload()
+            case .reload(let changes): reload(remoteChanges: changes)
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }
@@ -303,8 +303,9 @@ public final class Daemon {
         }
     }
 
-    /// SIGHUP: read the configuration again; keep the old one if the new one has a problem.
-    func reload() {
+    /// SIGHUP, or a save from the page: read the configuration again; keep the old one if the new one has a
+    /// problem. `remoteChanges`: what the save did to remotes, which the store follows before the next pass.
+    func reload(remoteChanges: [RemoteChange] = []) {
         notifier.reloading()
         defer { notifier.ready(status: core.statusLine) }
         // The check `check-config` and the start run: a password file turned into a FIFO or holding a NUL byte is
@@ -316,13 +317,28 @@ public final class Daemon {
             logger.error("Configuration not reloaded, the old one stays", metadata: metadata)
             return
         }
-        if new.panel != configuration.panel || new.status != configuration.status {
+        var status = new.status
+        status.password = configuration.status.password
+        if new.panel != configuration.panel || status != configuration.status {
             logger.warning("Panel and status page settings take effect at the next restart")
         }
+        if new.status.password != configuration.status.password { changePagePassword(new.status.password) }
         configuration = new
-        worker.reconfigure(new)
+        worker.reconfigure(new, changes: remoteChanges)
         report(result.settingsProblems)
         send(.reloaded(new))
+    }
+
+    /// The page's password, set or changed on the page (or in /etc) and read again: the running servers ask for the
+    /// new one from the next request. One that cannot be read leaves the page asking for the old one.
+    private func changePagePassword(_ source: SecretSource?) {
+        do {
+            let password = try source?.read()
+            for server in servers { try server.setPassword(password) }
+            logger.notice(password == nil ? "Status page password removed" : "Status page password changed")
+        } catch {
+            logger.error("The status page's new password cannot be used", metadata: ["status.error": "\(error)"])
+        }
     }
 
     /// The page's settings that the box runs without, each with its file, line and why.

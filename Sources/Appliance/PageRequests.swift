@@ -8,8 +8,8 @@ public enum PageRequest: Sendable, Equatable {
     case undo(UndoRequest)
     /// A browser asks to be paired; the status server holds its secret until the button decides.
     case pair(PairingRequest)
-    /// The page saved the settings file: read the configuration again.
-    case settingsSaved
+    /// The page saved the settings file: read the configuration again, and have the store follow `changes`.
+    case settingsSaved([RemoteChange])
 }
 
 /// The status page's requests on their way to the main loop, which alone decides on them (the server's thread only

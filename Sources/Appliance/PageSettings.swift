@@ -1,16 +1,22 @@
 import Config
+import Glibc
 import StatusServer
 
 /// The settings a paired browser reads and changes on the status page: read from both files as the daemon runs
 /// them (`Configuration.checked`), changed in the settings file through `SettingsFile` (the path the command line
 /// takes too), after which `saved` asks the main loop to reload, as SIGHUP does: a pass that runs meanwhile ends
-/// with the settings it started with. Runs on the status server's thread.
+/// with the settings it started with. Runs on the status server's thread; nothing here waits on the network
+/// (replacing a remote's password tests the login first, so it is a step of `PageSetup`).
 ///
-/// The changes a form may ask (`action`): `interval` (`value`: "30m"), `pause` and `resume` (`remote`: a name),
-/// `box-name` (`value`; empty for none). Each with the `version` the page read; what /etc sets is refused (409).
+/// The changes a form may ask (`action`), each with the `version` the page read; what /etc sets is refused (409):
+/// - `interval` (`value`: "30m"); `box-name` (`value`; empty for none);
+/// - `pause`, `resume` and `remove` (`remote`: a name); `rename` (`remote`, `value`: the new name); `conflict`
+///   (`remote`, `value`: newest, local or remote);
+/// - `page-password` (`value`: the new password; empty to open the page to the home network again).
 struct PageSettings: Sendable {
     let configPath: String
-    let saved: @Sendable () -> Void
+    /// The settings file was saved; what it did to remotes, for the store to follow.
+    let saved: @Sendable ([RemoteChange]) -> Void
 
     func answer(_ request: SettingsRequest) -> SettingsAnswer {
         switch request {
@@ -24,9 +30,10 @@ struct PageSettings: Sendable {
         guard let configuration = check.configuration else {
             return .refused(status: 500, message: "The administrator's configuration has a problem: \(check.errors[0])")
         }
+        let file = SettingsFile(configuration: configuration)
         let version: String
         do {
-            version = "\(try SettingsFile(configuration: configuration).version())"
+            version = "\(try file.version())"
         } catch {
             return .refused(status: 500, message: error.description)
         }
@@ -39,13 +46,14 @@ struct PageSettings: Sendable {
                 }
             return SettingsView.Remote(
                 name: remote.name, kind: kind, location: location, username: username, paused: remote.paused,
-                fixed: origin.isFixed, origin: origin.description)
+                conflict: remote.conflictPolicy.rawValue, fixed: origin.isFixed, origin: origin.description)
         }
         return .view(
             SettingsView(
                 version: version, interval: Configuration.durationText(configuration.sync.interval),
                 intervalFixed: check.origin(of: .syncInterval).isFixed, boxName: configuration.box.name,
-                boxNameFixed: check.origin(of: .boxName).isFixed, remotes: remotes,
+                boxNameFixed: check.origin(of: .boxName).isFixed, pagePassword: configuration.status.password != nil,
+                pagePasswordFixed: check.origin(of: .statusPassword).isFixed, remotes: remotes,
                 problems: check.settingsProblems.map(\.description)))
     }
 
@@ -58,53 +66,145 @@ struct PageSettings: Sendable {
             return .refused(status: 500, message: "The administrator's configuration has a problem: \(check.errors[0])")
         }
         let file = SettingsFile(configuration: configuration)
-        var settings: HouseholdConfiguration
+        var change = Change(settings: HouseholdConfiguration(), file: file, check: check, configPath: configPath)
         do {
-            settings = try file.load().settings
+            let loaded = try file.load()
+            change.settings = loaded.settings
+            // Before any password file is written: a refused save must not have changed one.
+            guard loaded.version == version else { return refusal(.changedMeanwhile(file.path)) }
         } catch {
             return .refused(status: 409, message: "The settings file cannot be changed until it is fixed: \(error)")
         }
-        func fixed(_ key: SettingKey, _ what: String) -> SettingsAnswer? {
-            let origin = check.origin(of: key)
-            guard origin.isFixed else { return nil }
-            return .refused(
-                status: 409,
-                message: "\(what) is set by the administrator (\(origin.file ?? configPath)): change it there.")
+        if let refusal = change.apply(form) { return refusal }
+        do {
+            try file.save(change.settings, expecting: version)
+        } catch {
+            for written in change.written { _ = unlink(written) }
+            return refusal(error)
         }
-        switch form["action"] ?? "" {
+        saved(change.remoteChanges)
+        return view()
+    }
+
+    private func refusal(_ error: ConfigurationError) -> SettingsAnswer {
+        let status =
+            switch error.reason {
+            case .changedMeanwhile: 412
+            case .cannotWrite: 507
+            case .invalid: 400
+            }
+        return .refused(status: status, message: error.description)
+    }
+}
+
+/// One change asked of the settings, applied to the household's settings in memory.
+private struct Change {
+    var settings: HouseholdConfiguration
+    let file: SettingsFile
+    let check: ConfigurationCheck
+    let configPath: String
+    /// What the store must follow once saved.
+    var remoteChanges: [RemoteChange] = []
+    /// Password files written for the change: taken away again if the save fails.
+    var written: [String] = []
+
+    /// nil when applied; the refusal otherwise.
+    mutating func apply(_ form: [String: String]) -> SettingsAnswer? {
+        let action = form["action"] ?? ""
+        let value = form["value"] ?? ""
+        switch action {
         case "interval":
             if let refusal = fixed(.syncInterval, "The interval") { return refusal }
-            guard let value = form["value"], let interval = Configuration.duration(value) else {
+            guard let interval = Configuration.duration(value) else {
                 return .refused(
                     status: 400, message: "interval: a number and a unit, such as \"30m\", \"1h\" or \"1d\".")
             }
             settings.syncInterval = interval
-        case let action where action == "pause" || action == "resume":
+        case "box-name":
+            if let refusal = fixed(.boxName, "The box's name") { return refusal }
+            settings.boxName = value.isEmpty ? nil : value
+        case "page-password":
+            if let refusal = fixed(.statusPassword, "The page's password") { return refusal }
+            guard !value.isEmpty else {
+                settings.statusPassword = nil
+                return nil
+            }
+            do {
+                settings.statusPassword = try file.saveStatusPassword(Array(value.utf8))
+                written.append(SettingsFile.statusPasswordPath(secretsDirectory: file.secretsDirectory))
+            } catch {
+                return .refused(status: error.reason == .cannotWrite ? 507 : 400, message: error.description)
+            }
+        case "pause", "resume", "remove", "rename", "conflict":
             let name = form["remote"] ?? ""
             if let refusal = fixed(.remote(name), "The address book \(name)") { return refusal }
             guard let index = settings.remotes.firstIndex(where: { $0.name == name }) else {
                 return .refused(status: 400, message: "There is no address book named \(name) in the page's settings.")
             }
-            settings.remotes[index].paused = action == "pause"
-        case "box-name":
-            if let refusal = fixed(.boxName, "The box's name") { return refusal }
-            let value = form["value"] ?? ""
-            settings.boxName = value.isEmpty ? nil : value
+            return remote(action, at: index, value: value)
         default:
-            return .refused(status: 400, message: "Unknown change: use interval, pause, resume or box-name.")
+            return .refused(
+                status: 400,
+                message: "Unknown change: use interval, box-name, page-password, pause, resume, remove, rename or "
+                    + "conflict.")
         }
-        do {
-            try file.save(settings, expecting: version)
-        } catch {
-            let status =
-                switch error.reason {
-                case .changedMeanwhile: 412
-                case .cannotWrite: 507
-                case .invalid: 400
-                }
-            return .refused(status: status, message: error.description)
+        return nil
+    }
+
+    private mutating func remote(_ action: String, at index: Int, value: String) -> SettingsAnswer? {
+        let name = settings.remotes[index].name
+        switch action {
+        case "pause", "resume":
+            settings.remotes[index].paused = action == "pause"
+        case "conflict":
+            guard let policy = RemoteSettings.ConflictPolicy(rawValue: value) else {
+                return .refused(status: 400, message: "conflict: newest, local or remote.")
+            }
+            settings.remotes[index].conflictPolicy = policy
+        case "remove":
+            // Its password file goes with the save; its contacts stay in the store, its sync state goes after.
+            settings.remotes.remove(at: index)
+            remoteChanges = [.removed(name)]
+        default:
+            return rename(at: index, to: value)
         }
-        saved()
-        return view()
+        return nil
+    }
+
+    /// A new name, unused in both files; the password file follows it (`secrets/NAME.password`), the store's sync
+    /// state too (``RemoteChange/renamed(from:to:)``).
+    private mutating func rename(at index: Int, to new: String) -> SettingsAnswer? {
+        let old = settings.remotes[index].name
+        if let problem = RemoteSettings.nameProblem(new) { return .refused(status: 400, message: "Name: \(problem).") }
+        guard new != old else { return .refused(status: 400, message: "That is its name already.") }
+        let taken = (check.configuration?.remotes.map(\.name) ?? []) + settings.remotes.map(\.name)
+        guard !taken.contains(new) else {
+            return .refused(status: 409, message: "There is an address book named \(new) already: choose another name.")
+        }
+        if case .carddav(let url, let username, .file(let path), let auth, let caFile, let caPath, let concurrency) =
+            settings.remotes[index].kind, path == file.passwordPath(forRemote: old)
+        {
+            do {
+                let password = try SecretSource.file(path).read()
+                let moved = try file.savePassword(Array(password.utf8), forRemote: new)
+                written.append(file.passwordPath(forRemote: new))
+                settings.remotes[index].kind = .carddav(
+                    url: url, username: username, password: moved, authScheme: auth, caFile: caFile, caPath: caPath,
+                    concurrency: concurrency)
+            } catch {
+                return .refused(status: 507, message: "The password could not follow the new name: \(error)")
+            }
+        }
+        settings.remotes[index].name = new
+        remoteChanges = [.renamed(from: old, to: new)]
+        return nil
+    }
+
+    private func fixed(_ key: SettingKey, _ what: String) -> SettingsAnswer? {
+        let origin = check.origin(of: key)
+        guard origin.isFixed else { return nil }
+        return .refused(
+            status: 409, message: "\(what) is set by the administrator (\(origin.file ?? configPath)): change it there."
+        )
     }
 }

@@ -6,7 +6,8 @@ import Synchronization
 import SystemSupport
 
 /// Adding an address book from the status page, step by step: find the account's books (discovery), then test and
-/// add those chosen, through `AddressBookSetup`, the service `contactbox remote add` uses. Each step runs on a thread
+/// add those chosen, through `AddressBookSetup`, the service `contactbox remote add` uses. Replacing a remote's
+/// password is such a step too: the new one is tested (a login and a listing) before it is saved. Each step runs on a thread
 /// of its own (a network wait may take up to `AddressBookSetup.deadlineLimit`), never the status server's; the page
 /// asks for the state until the step is over. One step at a time, for every browser together.
 ///
@@ -18,6 +19,8 @@ final class PageSetup: Sendable {
 
     private struct State {
         var phase = SetupView.Phase.idle
+        /// The remote whose password is being replaced.
+        var remote: String?
         var provider: SetupProvider?
         var account: AddressBookSetup.Account?
         var books: [AddressBookSetup.Candidate] = []
@@ -27,7 +30,7 @@ final class PageSetup: Sendable {
         var lastUse: Int64 = 0
         var thread: WorkerThread?
 
-        var isRunning: Bool { phase == .finding || phase == .adding }
+        var isRunning: Bool { phase == .finding || phase == .adding || phase == .checking }
 
         /// The step failed: say why, and let the password go.
         mutating func fail(_ message: String) {
@@ -56,10 +59,12 @@ final class PageSetup: Sendable {
         case .read: return view()
         case .find(let form): return find(form)
         case .add(let form): return add(form)
+        case .replacePassword(let form): return replacePassword(form)
         case .cancel:
             state.withLock { state in
                 guard !state.isRunning else { return }
                 state.account = nil
+                state.remote = nil
                 state.phase = .idle
                 state.books = []
                 state.message = nil
@@ -78,7 +83,7 @@ final class PageSetup: Sendable {
                     state.books = []
                 }
                 return SetupView(
-                    phase: state.phase, provider: state.provider?.rawValue,
+                    phase: state.phase, remote: state.remote, provider: state.provider?.rawValue,
                     books: state.books.map { .init(url: $0.url, name: $0.displayName, contacts: $0.cardCount) },
                     added: state.added, message: state.message, providers: Self.providers)
             })
@@ -105,7 +110,7 @@ final class PageSetup: Sendable {
                 status: 400, message: provider == .folder ? "Give the folder's path." : "Give the server's address.")
         }
         let account = AddressBookSetup.Account(provider: provider, username: username, password: password)
-        return start(.finding, provider: provider, account: account) { (setup) throws(SetupFailure) in
+        return start(.finding, account: account) { (setup) throws(SetupFailure) in
             let books = try setup.discover(provider, address: address, username: username, password: password)
             return { state in
                 state.books = books
@@ -123,7 +128,7 @@ final class PageSetup: Sendable {
         }
         guard let picked else { return .refused(status: 409, message: "Find the address books first.") }
         guard !picked.books.isEmpty else { return .refused(status: 400, message: "Choose at least one address book.") }
-        return start(.adding, provider: picked.account.provider, account: picked.account) {
+        return start(.adding, account: picked.account) {
             (setup) throws(SetupFailure) in
             // The login and one listing of each, before anything is saved.
             for book in picked.books {
@@ -140,16 +145,33 @@ final class PageSetup: Sendable {
         }
     }
 
+    /// A remote's new app password: tested, then saved in its password file; the next pass logs in with it.
+    private func replacePassword(_ form: [String: String]) -> SetupAnswer {
+        let name = form["remote"] ?? ""
+        let password = Array((form["password"] ?? "").utf8)
+        guard !password.isEmpty else { return .refused(status: 400, message: "Type the new app password.") }
+        return start(.checking, remote: name) { (setup) throws(SetupFailure) in
+            try setup.replacePassword(of: name, with: password)
+            return { state in
+                state.phase = .replaced
+                state.added = []
+            }
+        }
+    }
+
     /// Starts `step` on a thread of its own, unless one runs; what it returns is applied to the state when it ends.
+    /// `account`: the login being set up, kept until the add (nil: none); `remote`: the remote whose password is
+    /// being replaced (nil: none).
     private func start(
-        _ phase: SetupView.Phase, provider: SetupProvider, account: AddressBookSetup.Account,
+        _ phase: SetupView.Phase, account: AddressBookSetup.Account? = nil, remote: String? = nil,
         step: @escaping @Sendable (AddressBookSetup) throws(SetupFailure) -> @Sendable (inout State) -> Void
     ) -> SetupAnswer {
         let now = monotonicMillis()
         let (started, previous) = state.withLock { state -> (Bool, WorkerThread?) in
             guard !state.isRunning else { return (false, nil) }
             state.phase = phase
-            state.provider = provider
+            state.remote = remote
+            if let account { state.provider = account.provider }
             state.account = account
             state.message = nil
             state.lastUse = now
@@ -177,14 +199,17 @@ final class PageSetup: Sendable {
                 } else {
                     apply = { $0.fail("The administrator's configuration has a problem: \(check.errors[0])") }
                 }
-                let added = state.withLock { state in
+                let (phase, added) = state.withLock { state in
                     apply(&state)
-                    return state.phase == .added ? state.added : nil
+                    return (state.phase, state.added)
                 }
-                if let added {
+                if phase == .added {
                     logger.notice(
                         "Address book added on the status page",
                         metadata: ["remotes": "\(added.joined(separator: ", "))"])
+                    saved()
+                } else if phase == .replaced, let remote {
+                    logger.notice("Password replaced on the status page", metadata: ["remote.name": "\(remote)"])
                     saved()
                 }
             }

@@ -38,7 +38,8 @@ public final class SyncWorker: Sendable {
     /// The run whose undo the page asked to preview; a newer ask replaces it.
     private let pendingPreview = Mutex<Int64?>(nil)
     private let events = Mutex<[Event]>([])
-    private let configuration: Mutex<Configuration>
+    /// The configuration the next pass uses, and what a reload since the last pass asks of the store first.
+    private let settings: Mutex<(configuration: Configuration, changes: [RemoteChange], reloaded: Bool)>
     private let stopping = Atomic<Bool>(false)
     private let wake: WakeUp
     /// The main loop's wake-up, signalled with every event.
@@ -46,7 +47,7 @@ public final class SyncWorker: Sendable {
     private let thread = Mutex<WorkerThread?>(nil)
 
     public init(configuration: Configuration, mainLoop: WakeUp) throws(ApplianceError) {
-        self.configuration = Mutex(configuration)
+        settings = Mutex((configuration, [], false))
         self.mainLoop = mainLoop
         wake = try WakeUp()
     }
@@ -60,7 +61,7 @@ public final class SyncWorker: Sendable {
             let pass: SyncPass
             do {
                 pass = try makePass { [self] in post($0) }
-                try pass.loadHistory(configuration.withLock { $0 })
+                try pass.loadHistory(settings.withLock { $0.configuration })
             } catch {
                 logger.error("The contact store cannot be opened", metadata: ["store.error": "\(error)"])
                 post(.storeFailed("\(error)"))
@@ -83,9 +84,15 @@ public final class SyncWorker: Sendable {
         wake.signal()
     }
 
-    /// The configuration the next pass uses (after SIGHUP).
-    public func reconfigure(_ new: Configuration) {
-        configuration.withLock { $0 = new }
+    /// The configuration the next pass uses (after SIGHUP or a save from the page), and what the store must follow
+    /// before it (`changes`): applied together, so that no pass sees the new names with the old states.
+    public func reconfigure(_ new: Configuration, changes: [RemoteChange] = []) {
+        settings.withLock {
+            $0.configuration = new
+            $0.changes += changes
+            $0.reloaded = true
+        }
+        wake.signal()
     }
 
     /// What happened since the last call, oldest first.
@@ -109,6 +116,22 @@ public final class SyncWorker: Sendable {
 
     private func loop(_ pass: SyncPass) {
         while !isStopping {
+            let (configuration, changes, reloaded) = settings.withLock { settings in
+                defer {
+                    settings.changes = []
+                    settings.reloaded = false
+                }
+                return settings
+            }
+            if reloaded {
+                // The page shows the remotes of the new configuration, each with its history.
+                pass.apply(changes)
+                do {
+                    try pass.loadHistory(configuration)
+                } catch {
+                    pass.logger.error("The store's history could not be read", metadata: ["store.error": "\(error)"])
+                }
+            }
             if let run = pendingPreview.withLock({ $0.take() }) {
                 post(.undoPreviewed(pass.previewUndo(run: run)))
                 continue
@@ -120,8 +143,7 @@ public final class SyncWorker: Sendable {
             post(.passStarted(request))
             // The undo first, then the pass carries it to every remote.
             if let run = request.undoRun { post(.undoFinished(pass.undo(run: run))) }
-            let result = pass.run(
-                request, configuration: configuration.withLock { $0 }, shouldStop: { [self] in isStopping })
+            let result = pass.run(request, configuration: configuration, shouldStop: { [self] in isStopping })
             // A pass's buffers (listings, cards, HTTP bodies) are free now: give the pages back until the next one.
             malloc_trim(0)
             post(.passFinished(result))

@@ -434,6 +434,7 @@ struct ConfigurationReader {
         return !rest.isEmpty && !rest.contains("/") && rest != "." && rest != ".."
     }
 
+    /// What a remote (or a board) may be named: it names files (`secrets/NAME.password`) and log fields.
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
             && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }

@@ -42,4 +42,14 @@ public struct RemoteSettings: Sendable, Equatable {
     /// The default number of requests in flight to one CardDAV server.
     public static let defaultConcurrency = 4
     public static let concurrencyRange = 1...16
+
+    /// Letters, digits, '.', '_' and '-', at most 64: a remote's name names its password file and log fields.
+    public static func isValidName(_ name: String) -> Bool { ConfigurationReader.isValidName(name) }
+
+    /// What ``isValidName(_:)`` refuses, in a sentence: "a name may hold only ...".
+    public static func nameProblem(_ name: String) -> String? {
+        guard !isValidName(name) else { return nil }
+        return "a name may hold only letters, digits, '.', '_' and '-', at most 64 (found "
+            + "\(Configuration.quoted(name)))"
+    }
 }

@@ -19,11 +19,8 @@ extension SettingsFile {
     /// checked first (``passwordProblem(_:)``); no error names or quotes them.
     @discardableResult
     public func savePassword(_ password: [UInt8], forRemote name: String) throws(ConfigurationError) -> SecretSource {
-        guard ConfigurationReader.isValidName(name) else {
-            throw ConfigurationError(
-                file: secretsDirectory,
-                message: "a remote's name may hold only letters, digits, '.', '_' and '-', at most 64 (found "
-                    + "\(Configuration.quoted(name)))")
+        if let problem = RemoteSettings.nameProblem(name) {
+            throw ConfigurationError(file: secretsDirectory, message: "a remote's name: " + problem)
         }
         let file = passwordPath(forRemote: name)
         try writePassword(password, to: file, what: "remote \"\(name)\": the password")

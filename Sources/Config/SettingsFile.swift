@@ -107,13 +107,7 @@ public struct SettingsFile: Sendable {
         try folder.lock()
         let current = try currentBytes()
         let found = current.map { Version(bytes: $0) } ?? .absent
-        guard found == expected else {
-            throw ConfigurationError(
-                file: path,
-                message: "the settings were changed meanwhile (from another browser or the command line); load "
-                    + "them again and redo your change",
-                reason: .changedMeanwhile)
-        }
+        guard found == expected else { throw ConfigurationError.changedMeanwhile(path) }
         try folder.replace(SmallFile.name(of: path), with: bytes, mode: 0o600, what: "the settings", write: write)
         // What the old file named and the new one does not: its password files, which nothing reads any more.
         // After the save, so that a failure leaves a file that names no missing password.
@@ -147,9 +141,21 @@ public struct SettingsFile: Sendable {
 
 }
 
+extension ConfigurationError {
+    /// A save for a version that is not the file's: ``SettingsFile/save(_:expecting:)`` throws it, and whoever
+    /// compares the version earlier (before writing a password file) throws the same.
+    public static func changedMeanwhile(_ path: String) -> ConfigurationError {
+        ConfigurationError(
+            file: path,
+            message: "the settings were changed meanwhile (from another browser or the command line); load them "
+                + "again and redo your change",
+            reason: .changedMeanwhile)
+    }
+}
+
 extension RemoteSettings {
     /// The password file of a CardDAV remote that has one.
-    var passwordFile: String? {
+    public var passwordFile: String? {
         guard case .carddav(_, _, .file(let file), _, _, _, _) = kind else { return nil }
         return file
     }

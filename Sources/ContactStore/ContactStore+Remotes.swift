@@ -59,13 +59,7 @@ extension ContactStore {
     /// Points a remote at another place: everything known about the old one (saved item states, token, watermark,
     /// discovery) is forgotten, and the next sync starts afresh, matching contacts by UID and content.
     public func resetRemote(id: Int64, url: String) throws {
-        repeat {
-            try db.run(
-                """
-                DELETE FROM remote_items WHERE remote_id = ?1 AND uid IN (
-                    SELECT uid FROM remote_items WHERE remote_id = ?1 LIMIT ?2)
-                """, id, Self.chunkLimit)
-        } while db.changes > 0
+        try deleteItemStates(remoteID: id)
         try db.transaction {
             try db.run(
                 """
@@ -84,8 +78,26 @@ extension ContactStore {
     /// Removes a remote and its item states; history and journal entries stay, no longer pointing at it.
     @discardableResult
     public func deleteRemote(id: Int64) throws -> Bool {
+        try deleteItemStates(remoteID: id)
         try db.run("DELETE FROM remotes WHERE id = ?", id)
         return db.changes > 0
+    }
+
+    /// Gives a remote another name (the household renamed it): its item states, token and runs stay with it, so
+    /// the next sync goes on where the last one ended. The name must be unused (a constraint violation otherwise).
+    public func renameRemote(id: Int64, to name: String) throws {
+        try db.run("UPDATE remotes SET name = ? WHERE id = ?", name, id)
+    }
+
+    /// A remote's saved item states, deleted a chunk at a time: a book of 10,000 cards is not one transaction.
+    private func deleteItemStates(remoteID id: Int64) throws {
+        repeat {
+            try db.run(
+                """
+                DELETE FROM remote_items WHERE remote_id = ?1 AND uid IN (
+                    SELECT uid FROM remote_items WHERE remote_id = ?1 LIMIT ?2)
+                """, id, Self.chunkLimit)
+        } while db.changes > 0
     }
 
     private static func remote(_ row: Row) throws -> Remote {

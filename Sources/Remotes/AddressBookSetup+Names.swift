@@ -32,12 +32,6 @@ extension AddressBookSetup {
         }
     }
 
-    /// What `ConfigurationReader` takes as a name.
-    static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64
-            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
-    }
-
     private static let folded: [Character: String] = [
         "à": "a", "á": "a", "â": "a", "ã": "a", "ä": "a", "å": "a", "æ": "ae", "ç": "c", "è": "e", "é": "e",
         "ê": "e", "ë": "e", "ì": "i", "í": "i", "î": "i", "ï": "i", "ñ": "n", "ò": "o", "ó": "o", "ô": "o",

@@ -127,14 +127,37 @@ extension AddressBookSetup {
         }
     }
 
+    /// Tests `password` against a CardDAV remote of the settings file (the login and one listing), then writes it
+    /// to the remote's password file: an app password revoked or replaced at the provider, typed once more. A
+    /// password that does not work is not saved, and the old one stays. A remote of the administrator's file, a
+    /// folder, or one whose password is a systemd credential is refused: its password is not the page's to change.
+    @discardableResult
+    public func replacePassword(of name: String, with password: [UInt8]) throws(SetupFailure) -> TestOutcome {
+        if administratorRemotes.contains(name) {
+            throw SetupFailure(
+                .refused,
+                "\(name) is set by the administrator in \(Configuration.shown(administratorFile)): change its "
+                    + "password there")
+        }
+        let (household, _) = try loadSettings()
+        guard let remote = household.remotes.first(where: { $0.name == name }) else {
+            throw SetupFailure(.notFound, "there is no address book named \(Configuration.quoted(name))")
+        }
+        guard remote.passwordFile == settings.passwordPath(forRemote: name) else {
+            throw SetupFailure(.invalid, "\(name) has no password the box keeps (a folder, or a systemd credential)")
+        }
+        let outcome = try test(remote, password: password)
+        do {
+            try settings.savePassword(password, forRemote: name)
+        } catch {
+            throw SetupFailure(error)
+        }
+        return outcome
+    }
+
     /// A name given by a person: valid, and neither the administrator's nor one the settings use already.
     func checkName(_ name: String, settingsRemotes: [String]) throws(SetupFailure) {
-        guard Self.isValidName(name) else {
-            throw SetupFailure(
-                .invalid,
-                "a name may hold only letters, digits, '.', '_' and '-', at most 64 (found "
-                    + "\(Configuration.quoted(name)))")
-        }
+        if let problem = RemoteSettings.nameProblem(name) { throw SetupFailure(.invalid, problem) }
         if administratorRemotes.contains(name) {
             throw SetupFailure(
                 .refused,
@@ -155,13 +178,6 @@ extension AddressBookSetup {
                 "the settings file cannot be read, so nothing was changed: `contactbox check-config` says why",
                 detail: error.description)
         }
-    }
-}
-
-extension ConfigurationError {
-    /// What `SettingsFile.save` throws for a version that is not the file's, for the same refusal found earlier.
-    static func changedMeanwhile(_ path: String) -> ConfigurationError {
-        ConfigurationError(file: path, message: "the settings were changed meanwhile", reason: .changedMeanwhile)
     }
 }
 

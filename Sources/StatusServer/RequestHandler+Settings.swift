@@ -22,12 +22,13 @@ extension RequestHandler {
         return post(form)
     }
 
-    /// A step of adding an address book (`action`: `find`, `add` or `cancel`).
+    /// A step of adding an address book (`action`: `find`, `add` or `cancel`), or `password` to replace one.
     static func setupRequest(_ form: [String: String]) -> SetupRequest? {
         switch form["action"] {
         case "find": .find(form)
         case "add": .add(form)
         case "cancel": .cancel
+        case "password": .replacePassword(form)
         default: nil
         }
     }

@@ -37,8 +37,9 @@ final class RequestHandler: Sendable {
     /// Adding an address book, step by step, for a paired browser; nil: no `/api/setup`.
     let setup: (@Sendable (SetupRequest) -> SetupAnswer)?
     let logger: Logger
-    /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network.
-    private let password: [UInt8]?
+    /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network. Set again when the
+    /// household changes it on the page (``setPassword(_:)``).
+    private let password: Mutex<[UInt8]?>
     private let allowedHosts: AllowedHosts
     private let attempts = Mutex(PasswordAttempts())
     /// Each request's total deadline, kept by MHD's connection notifications.
@@ -54,7 +55,7 @@ final class RequestHandler: Sendable {
         settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
         setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
     ) {
-        self.password = password.map { Array($0.utf8) }
+        self.password = Mutex(password.map { Array($0.utf8) })
         self.allowedHosts = allowedHosts
         self.clock = clock
         self.deadlines = RequestDeadlines(clock: clock)
@@ -146,7 +147,9 @@ final class RequestHandler: Sendable {
     private func answer(
         _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>, body: [UInt8]
     ) -> Response {
-        if let password, let refusal = checkPassword(connection, password: password) { return refusal }
+        if let password = password.withLock({ $0 }), let refusal = checkPassword(connection, password: password) {
+            return refusal
+        }
         let isRead = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
         if strcmp(path, "/api/sync") == 0 {
             guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "POST") }
@@ -165,7 +168,7 @@ final class RequestHandler: Sendable {
                 connection, method: method, body: body, read: { .setup(setup(.read)) },
                 post: { form in
                     guard let request = Self.setupRequest(form) else {
-                        return .badRequest("Which step? action must be find, add or cancel.")
+                        return .badRequest("Which step? action must be find, add, cancel or password.")
                     }
                     return .setup(setup(request))
                 })
@@ -225,6 +228,11 @@ final class RequestHandler: Sendable {
             undo(.arm(run: run))
         }
         return .undoRequested(step: step, run: run)
+    }
+
+    /// The page's new password, for the requests from now on (nil: open to the home network).
+    func setPassword(_ new: String?) {
+        password.withLock { $0 = new.map { Array($0.utf8) } }
     }
 
     /// Whether a request that changes something comes from the page itself (``RequestGuard/isSameOrigin``).
@@ -304,7 +312,7 @@ final class RequestHandler: Sendable {
             response = .pairing(answer)
         }
         // Without a password anyone on the network reads the page: no contact names then.
-        let redact = password == nil
+        let redact = password.withLock { $0 == nil }
         return response.queue(on: connection) { redact ? snapshot().withoutNames() : snapshot() }
     }
 }

@@ -9,20 +9,23 @@ public struct SettingsView: Sendable, Equatable {
         public var location: String
         public var username: String?
         public var paused: Bool
+        /// Which side wins a conflict: `newest`, `local` or `remote`.
+        public var conflict: String
         /// Set in /etc by the administrator: the page shows it and cannot change it.
         public var fixed: Bool
         /// "settings.toml:12" or "…contactbox.toml:30, fixed by the administrator".
         public var origin: String
 
         public init(
-            name: String, kind: String, location: String, username: String?, paused: Bool, fixed: Bool,
-            origin: String
+            name: String, kind: String, location: String, username: String?, paused: Bool, conflict: String = "newest",
+            fixed: Bool, origin: String
         ) {
             self.name = name
             self.kind = kind
             self.location = location
             self.username = username
             self.paused = paused
+            self.conflict = conflict
             self.fixed = fixed
             self.origin = origin
         }
@@ -36,19 +39,24 @@ public struct SettingsView: Sendable, Equatable {
     public var intervalFixed: Bool
     public var boxName: String?
     public var boxNameFixed: Bool
+    /// Whether the page asks for a password (never the password itself).
+    public var pagePassword: Bool
+    public var pagePasswordFixed: Bool
     public var remotes: [Remote]
     /// The settings file's problems, each with its line: what the box runs without.
     public var problems: [String]
 
     public init(
         version: String, interval: String, intervalFixed: Bool, boxName: String?, boxNameFixed: Bool,
-        remotes: [Remote], problems: [String]
+        pagePassword: Bool = false, pagePasswordFixed: Bool = false, remotes: [Remote], problems: [String]
     ) {
         self.version = version
         self.interval = interval
         self.intervalFixed = intervalFixed
         self.boxName = boxName
         self.boxNameFixed = boxNameFixed
+        self.pagePassword = pagePassword
+        self.pagePasswordFixed = pagePasswordFixed
         self.remotes = remotes
         self.problems = problems
     }
@@ -60,7 +68,8 @@ public struct SettingsView: Sendable, Equatable {
         w.jsonString(interval)
         w.raw(",\"fixed\":\(intervalFixed)},\"box\":{\"name\":")
         w.jsonString(boxName)
-        w.raw(",\"fixed\":\(boxNameFixed)},\"remotes\":[")
+        w.raw(",\"fixed\":\(boxNameFixed)},\"page_password\":{\"set\":\(pagePassword),\"fixed\":\(pagePasswordFixed)}")
+        w.raw(",\"remotes\":[")
         for (index, remote) in remotes.enumerated() {
             if index > 0 { w.raw(",") }
             w.raw("{\"name\":")
@@ -71,7 +80,9 @@ public struct SettingsView: Sendable, Equatable {
             w.jsonString(remote.location)
             w.raw(",\"username\":")
             w.jsonString(remote.username)
-            w.raw(",\"paused\":\(remote.paused),\"fixed\":\(remote.fixed),\"origin\":")
+            w.raw(",\"paused\":\(remote.paused),\"conflict\":")
+            w.jsonString(remote.conflict)
+            w.raw(",\"fixed\":\(remote.fixed),\"origin\":")
             w.jsonString(remote.origin)
             w.raw("}")
         }

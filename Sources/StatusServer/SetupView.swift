@@ -13,6 +13,10 @@ public struct SetupView: Sendable, Equatable {
         case adding
         /// Saved: the first sync of each starts now.
         case added
+        /// Testing a remote's new password (`remote`) before it is saved.
+        case checking
+        /// The new password works, and is saved.
+        case replaced
         /// The last step failed: `message` says why, in a household's words.
         case failed
     }
@@ -47,6 +51,8 @@ public struct SetupView: Sendable, Equatable {
     }
 
     public var phase: Phase
+    /// The remote whose password is being replaced; nil while adding address books.
+    public var remote: String?
     public var provider: String?
     public var books: [Book]
     /// The remotes the last add saved.
@@ -55,10 +61,11 @@ public struct SetupView: Sendable, Equatable {
     public var providers: [Provider]
 
     public init(
-        phase: Phase, provider: String? = nil, books: [Book] = [], added: [String] = [], message: String? = nil,
-        providers: [Provider]
+        phase: Phase, remote: String? = nil, provider: String? = nil, books: [Book] = [], added: [String] = [],
+        message: String? = nil, providers: [Provider]
     ) {
         self.phase = phase
+        self.remote = remote
         self.provider = provider
         self.books = books
         self.added = added
@@ -69,6 +76,8 @@ public struct SetupView: Sendable, Equatable {
     func render(into w: inout ByteWriter) {
         w.raw("{\"phase\":")
         w.jsonString(phase.rawValue)
+        w.raw(",\"remote\":")
+        w.jsonString(remote)
         w.raw(",\"provider\":")
         w.jsonString(provider)
         w.raw(",\"books\":[")
@@ -105,12 +114,14 @@ public struct SetupView: Sendable, Equatable {
 }
 
 /// A paired browser's step in adding an address book: the form's fields (`provider`, `address`, `username`,
-/// `password` to find; `books`, one URL a line, and `version` to add).
+/// `password` to find; `books`, one URL a line, and `version` to add); or a remote's new password (`remote`,
+/// `password`), tested before it is saved.
 public enum SetupRequest: Sendable, Equatable {
     case read
     case find([String: String])
     case add([String: String])
     case cancel
+    case replacePassword([String: String])
 }
 
 /// The daemon's answer: where setting up stands, or why the step cannot start (400 a field, 409 another step runs).

@@ -46,7 +46,11 @@ extension StatusPage {
         #setup-books{margin:0;padding:0;list-style:none}.setup-book{padding:.4rem 0;border-top:1px solid var(--line);\
         overflow-wrap:anywhere}#setup-status{margin:.5rem 0 0}#setup-status:empty{display:none}
         .setting{margin:0 0 .75rem}.setting label{display:block;color:var(--muted);font-size:.9rem}
-        #interval,#box-name{min-height:36px;padding:.3rem .5rem;font:inherit}
+        #interval,#box-name,#settings input,.conflict{min-height:36px;padding:.3rem .5rem;font:inherit}
+        .note{display:block;color:var(--muted);font-size:.85rem}
+        .remote-change{flex-basis:100%}.remote-change summary{cursor:pointer;color:var(--accent)}
+        .remote-change form,.remote-change label{margin:.4rem 0}.remove-confirm{margin:.5rem 0 0;color:var(--bad)}
+        .remove-confirm button{margin:.4rem .5rem 0 0}button.remove-yes{background:var(--bad);color:#fff}
         #settings-remotes,#settings-problems{margin:0;padding:0;list-style:none}
         .setting-remote{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem;padding:.5rem 0;\
         border-top:1px solid var(--line);overflow-wrap:anywhere}.setting-remote .result{margin-left:auto}

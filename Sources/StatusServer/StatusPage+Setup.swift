@@ -70,6 +70,8 @@ extension StatusPage {
             return item;
           }
           function renderSetup(v) {
+            // A remote's new password is the Settings section's step (`remote`): this one stays as it was.
+            if (v.remote !== null) v = Object.assign({}, v, {phase: "idle", message: null});
             setup = v;
             var section = byId("setup");
             section.hidden = false;

@@ -132,6 +132,15 @@ public final class StatusServer: Sendable {
         MHD_stop_daemon(daemon.pointer)
     }
 
+    /// Asks for `password` from the next request on (nil: the page is open to the home network), as the household
+    /// set it on the page; checked as the settings' password is (``Settings``), and refused with the same error.
+    public func setPassword(_ password: String?) throws(StatusServerError) {
+        var settings = Settings()
+        settings.password = password
+        try settings.validate()
+        handler.setPassword(password)
+    }
+
     /// How many connections MHD has told us of and not yet closed, for tests to wait on.
     var watchedConnections: Int { handler.deadlines.count }
 

@@ -350,10 +350,10 @@ struct ApplianceCoreTests {
         #expect(driver.core.shown.counters.buttonPresses == 1)
     }
 
-    @Test("settings saved on the page: read the configuration again, as SIGHUP does")
+    @Test("settings saved on the page: read the configuration again, as SIGHUP does, with what the store follows")
     func settingsSaved() {
         var driver = CoreDriver()
         driver.startAndRun(to: .idle, taking: 1_000)
-        #expect(driver.send(.page(.settingsSaved)).contains(.reload))
+        #expect(driver.send(.page(.settingsSaved([.removed("nas")]))).contains(.reload([.removed("nas")])))
     }
 }

@@ -26,14 +26,14 @@ struct PageSetupTests {
         let saves = saves
         setup = PageSetup(
             configPath: configPath, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, userAgent: "test"
-        ) { saves.count.withLock { $0 += 1 } }
+        ) { saves.saved([]) }
     }
 
     /// The state once the running step has ended (10 s at most).
     func settled() throws -> SetupView {
         for _ in 0..<500 {
             guard case .view(let view) = setup.answer(.read) else { throw ApplianceError("no view") }
-            if view.phase != .finding && view.phase != .adding { return view }
+            if ![.finding, .adding, .checking].contains(view.phase) { return view }
             usleep(20_000)
         }
         throw ApplianceError("the step did not end")

@@ -271,4 +271,34 @@ struct SyncPassRetentionTests {
         #expect(try fixture.store.history(uid: "uid-0").count == 2)
         #expect(try fixture.store.history(uid: "uid-1").count == 1)
     }
+
+    @Test("a remote renamed on the page keeps its sync state; one removed loses it, and the contacts stay")
+    func remoteChanges() throws {
+        let fixture = try PassFixture(contacts: 3)
+        #expect(fixture.run().state == .idle)
+        let synced = try #require(try fixture.store.remote(named: "nas"))
+        #expect(try fixture.store.remoteItemCount(remoteID: synced.id) == 3)
+        let pass = fixture.makePass()
+
+        pass.apply([.renamed(from: "nas", to: "kitchen")])
+        #expect(try fixture.store.remote(named: "nas") == nil)
+        #expect(try fixture.store.remote(named: "kitchen")?.id == synced.id)
+        fixture.configuration.remotes[0].name = "kitchen"
+        fixture.emptyFolder()
+        // The same state goes on: the folder emptied behind its back is three deletions held, not a first sync
+        // that would send the three contacts again.
+        let after = fixture.run().state
+        guard case .needsAttention(.deletionsHeld, _) = after else {
+            Issue.record("the renamed remote started afresh: \(after)")
+            return
+        }
+        #expect(fixture.files().isEmpty)
+        #expect(try fixture.store.remote(named: "kitchen")?.id == synced.id)
+
+        pass.apply([.removed("kitchen"), .removed("never-there")])
+        #expect(try fixture.store.remote(named: "kitchen") == nil)
+        #expect(try fixture.store.remoteItemCount(remoteID: synced.id) == 0)
+        #expect(try fixture.store.count() == 3)
+        #expect(try fixture.store.recentSyncRuns(limit: 5).count >= 2, "the runs stay in the history")
+    }
 }

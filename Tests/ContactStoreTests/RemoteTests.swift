@@ -89,6 +89,26 @@ struct RemoteTests {
         #expect(try fixture.store.check() == [])
     }
 
+    @Test("a renamed remote keeps its item states, token and runs; a taken name is refused")
+    func renameRemote() throws {
+        let fixture = try StoreFixture()
+        let remote = try fixture.store.addRemote(name: "icloud", kind: .carddav, url: "https://example.org/card/")
+        _ = try fixture.store.addRemote(name: "nas", kind: .vdir, url: "/mnt/nas")
+        try fixture.store.upsertRemoteItem(
+            RemoteItemState(remoteID: remote.id, uid: "u", href: "/u.vcf", etag: "e", hash: "h"))
+        try fixture.store.setSyncToken("token-1", remoteID: remote.id)
+        let run = try fixture.store.beginSyncRun(remoteID: remote.id)
+        try fixture.store.renameRemote(id: remote.id, to: "family")
+        #expect(try fixture.store.remote(named: "icloud") == nil)
+        let renamed = try #require(try fixture.store.remote(named: "family"))
+        #expect(renamed.id == remote.id)
+        #expect(renamed.syncToken == "token-1")
+        #expect(try fixture.store.remoteItemCount(remoteID: remote.id) == 1)
+        #expect(try fixture.store.recentSyncRuns(remoteID: remote.id, limit: 1).map(\.id) == [run])
+        #expect(throws: (any Error).self) { try fixture.store.renameRemote(id: remote.id, to: "nas") }
+        #expect(try fixture.store.remote(named: "family")?.id == remote.id)
+    }
+
     @Test("sync runs are journalled at start, finished with counts, listed newest first, and interrupted ones marked")
     func syncRuns() throws {
         let fixture = try StoreFixture()

@@ -59,7 +59,7 @@ struct AddressBookSetupTests {
         let longTaken = AddressBookSetup.remoteName(for: String(repeating: "a", count: 80), taken: [long])
         #expect(longTaken.count == 32 && longTaken.hasSuffix("-2"))
         for name in [long, longTaken, AddressBookSetup.remoteName(for: "-x-", taken: [])] {
-            #expect(AddressBookSetup.isValidName(name), "\(name)")
+            #expect(RemoteSettings.isValidName(name), "\(name)")
         }
     }
 

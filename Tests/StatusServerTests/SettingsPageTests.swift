@@ -52,7 +52,9 @@ struct SettingsPageTests {
         #expect(
             read.body
                 == #"{"version":"00000000000000ff","sync":{"interval":"15m","fixed":false},"box":{"name":null,"fixed":true},"#
-                + #""remotes":[{"name":"nas","kind":"vdir","location":"/mnt/nas","username":null,"paused":true,"fixed":false,"#
+                + #""page_password":{"set":false,"fixed":false},"#
+                + #""remotes":[{"name":"nas","kind":"vdir","location":"/mnt/nas","username":null,"paused":true,"#
+                + #""conflict":"newest","fixed":false,"#
                 + #""origin":"/var/lib/contactbox/settings.toml:3"}],"problems":["settings.toml:9: interval: \"soon\" is no duration"]}"#
                 + "\n")
 

@@ -34,6 +34,9 @@ final class SetupStandIn: Sendable {
                     view.phase = .added
                     view.added = ["contacts"]
                 case .cancel: view.phase = .idle
+                case .replacePassword(let form):
+                    view.remote = form["remote"]
+                    view.phase = .replaced
                 case .read: break
                 }
                 return view

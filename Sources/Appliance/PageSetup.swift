@@ -30,7 +30,7 @@ final class PageSetup: Sendable {
         var lastUse: Int64 = 0
         var thread: WorkerThread?
 
-        var isRunning: Bool { phase == .finding || phase == .adding || phase == .checking }
+        var isRunning: Bool { phase.isRunning }
 
         /// The step failed: say why, and let the password go.
         mutating func fail(_ message: String) {

@@ -61,7 +61,7 @@ enum Response {
         case .settings(.view): UInt32(MHD_HTTP_OK)
         case .settings(.refused(let status, _)), .setup(.refused(let status, _)): UInt32(status)
         case .setup(.view(let view)):
-            UInt32(view.phase == .finding || view.phase == .adding ? MHD_HTTP_ACCEPTED : MHD_HTTP_OK)
+            UInt32(view.phase.isRunning ? MHD_HTTP_ACCEPTED : MHD_HTTP_OK)
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
         case .contentTooLarge: UInt32(MHD_HTTP_CONTENT_TOO_LARGE)

@@ -19,6 +19,9 @@ public struct SetupView: Sendable, Equatable {
         case replaced
         /// The last step failed: `message` says why, in a household's words.
         case failed
+
+        /// A step runs on the daemon's thread: the page asks again until it is over (202 Accepted meanwhile).
+        public var isRunning: Bool { self == .finding || self == .adding || self == .checking }
     }
 
     public struct Book: Sendable, Equatable {

@@ -33,7 +33,7 @@ struct PageSetupTests {
     func settled() throws -> SetupView {
         for _ in 0..<500 {
             guard case .view(let view) = setup.answer(.read) else { throw ApplianceError("no view") }
-            if ![.finding, .adding, .checking].contains(view.phase) { return view }
+            if !view.phase.isRunning { return view }
             usleep(20_000)
         }
         throw ApplianceError("the step did not end")

@@ -8,7 +8,7 @@ import Testing
     "Setting up from the page, end to end", .serialized,
     .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"), .timeLimit(.minutes(5)))
 struct PageSetupCommandTests {
-    @Test("needs setup; pair; a wrong password is refused in words; find, add, and the first sync brings the contact")
+    @Test("from needs setup: paired, a book found, added, synced, given a new password and name, removed; a password")
     func setUp() throws {
         let work = try Workspace()
         let server = try RadicaleServer()
@@ -38,7 +38,8 @@ struct PageSetupCommandTests {
             try waitUntil("the setup step to end", seconds: 60) {
                 let body = try HTTPTestClient.request(port: port, path: "/api/setup", headers: [("Cookie", cookie)])
                     .body
-                return body.contains("\"phase\":\"finding\"") || body.contains("\"phase\":\"adding\"") ? nil : body
+                let running = ["finding", "adding", "checking"].contains { body.contains("\"phase\":\"\($0)\"") }
+                return running ? nil : body
             }
         }
         let root = server.baseURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -73,5 +74,55 @@ struct PageSetupCommandTests {
         #expect(!settings.contains(RadicaleServer.password))
         let check = try contactbox(["check-config", "--config", config])
         #expect(check.stdout.contains("settings.toml"), "\(check.stdout)")
+
+        // A new app password: a wrong one is refused in words, and the old one stays; the right one is tested first.
+        let passwordFile = work.path + "/store/secrets/contacts.password"
+        #expect(try post("action=password&remote=contacts&password=wrong").status == 202)
+        let wrong = try settled()
+        #expect(wrong.contains("\"phase\":\"failed\""), "\(wrong)")
+        #expect(wrong.contains("the server refused the login"), "\(wrong)")
+        #expect(try String(contentsOfFile: passwordFile, encoding: .utf8) == RadicaleServer.password)
+        #expect(try post("action=password&remote=contacts&password=\(RadicaleServer.password)").status == 202)
+        #expect(try settled().contains("\"phase\":\"replaced\""))
+
+        func change(_ form: String) throws -> HTTPTestResponse {
+            let read = try HTTPTestClient.request(port: port, path: "/api/settings", headers: [("Cookie", cookie)])
+            let version = try #require(
+                read.body.split(separator: "\"").drop { $0 != "version" }.dropFirst(2).first.map(String.init))
+            return try HTTPTestClient.request(
+                port: port, method: "POST", path: "/api/settings",
+                headers: headers + [("Content-Type", "application/x-www-form-urlencoded")],
+                body: form + "&version=\(version)")
+        }
+        // Renamed: the store's state and history follow, so the run that brought Ann is the renamed book's.
+        #expect(try change("action=rename&remote=contacts&value=family").status == 200)
+        let renamed = RunCommandTests().waitForStatus(port: port, seconds: 60) {
+            $0.contains("\"name\":\"family\",\"kind\":\"carddav\",\"last_result\":\"ok\"")
+        }
+        #expect(!renamed.contains("\"name\":\"contacts\""), "\(renamed)")
+        let runs = try contactbox(["runs", "--db", work.db]).stdout
+        #expect(runs.contains("sync family") && !runs.contains("sync contacts"), "\(runs)")
+        #expect(FileManager.default.fileExists(atPath: work.path + "/store/secrets/family.password"))
+        #expect(!FileManager.default.fileExists(atPath: passwordFile))
+
+        // Removed: the page has no address book again, the contact and its history stay, nothing on the server moves.
+        #expect(try change("action=remove&remote=family").status == 200)
+        let removed = RunCommandTests().waitForStatus(port: port, seconds: 60) { $0.contains("\"remotes\":[]") }
+        #expect(removed.contains("\"state\":\"setup\""), "\(removed)")
+        #expect(removed.contains("\"contacts\":1"), "\(removed)")
+        #expect(try contactbox(["runs", "--db", work.db]).stdout.contains("sync (removed remote)"))
+        let onServer = try FileManager.default.contentsOfDirectory(atPath: server.collectionFolder())
+        #expect(onServer.filter { $0.hasSuffix(".vcf") } == ["ann.vcf"])
+
+        // The page's password: asked for from the next request on, without a restart.
+        #expect(try change("action=page-password&value=kitchen%20door").status == 200)
+        try waitUntil("the page to ask for its password", seconds: 30) {
+            try HTTPTestClient.request(port: port, path: "/api/status").status == 401 ? true : nil
+        }
+        let basic = "Basic " + Data("any:kitchen door".utf8).base64EncodedString()
+        #expect(
+            try HTTPTestClient.request(port: port, path: "/api/status", headers: [("Authorization", basic)]).status
+                == 200)
+        #expect(!(try work.read("daemon.log")).contains("kitchen door"))
     }
 }

@@ -35,7 +35,7 @@ extension StatusPage {
         """
 
     static let setupScript = """
-          var setup = null, setupPoll = null, openedOnSetup = false;
+          var setup = null, setupPoll = null, openedOnSetup = false, shownAdded = "";
           var SETUP = {
             finding: "Looking for the address books of this account\\u2026",
             adding: "Testing the login and the address books, then saving them\\u2026"
@@ -102,6 +102,8 @@ extension StatusPage {
               v.phase === "added" ? "Added " + v.added.join(", ") + ": the first sync starts now." : "";
             clearTimeout(setupPoll);
             if (busy) setupPoll = setTimeout(loadSetup, 1500);
+            // What was added is in the settings now.
+            if (v.phase === "added" && shownAdded !== v.added.join()) { shownAdded = v.added.join(); loadSettings(); }
           }
           function loadSetup() {
             if (pairing.pairing !== "paired") { byId("setup").hidden = true; return; }

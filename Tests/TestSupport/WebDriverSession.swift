@@ -168,6 +168,11 @@ public final class WebDriverSession {
         try command("POST", "/execute/sync", ["script": .string(script), "args": .array(arguments)])
     }
 
+    /// Runs `script` asynchronously: it ends by calling its last argument with the result (a `fetch` awaited).
+    public func executeAsync(_ script: String, _ arguments: [WebDriverJSON] = []) throws -> WebDriverJSON {
+        try command("POST", "/execute/async", ["script": .string(script), "args": .array(arguments)])
+    }
+
     /// Scrolls the page until `selector`'s element is at the top of the viewport (a screenshot shows it).
     public func scroll(to selector: String) throws {
         let found = try element(selector)

@@ -41,7 +41,7 @@ struct PageSettings: Sendable {
             let origin = check.origin(of: .remote(remote.name))
             let (kind, location, username): (String, String, String?) =
                 switch remote.kind {
-                case .carddav(let url, let username, _, _, _, _, _): ("carddav", url, username)
+                case .carddav(let card): ("carddav", card.url, card.username)
                 case .vdir(let folder, _): ("vdir", folder, nil)
                 }
             return SettingsView.Remote(
@@ -181,16 +181,14 @@ private struct Change {
         guard !taken.contains(new) else {
             return .refused(status: 409, message: "There is an address book named \(new) already: choose another name.")
         }
-        if case .carddav(let url, let username, .file(let path), let auth, let caFile, let caPath, let concurrency) =
-            settings.remotes[index].kind, path == file.passwordPath(forRemote: old)
+        if case .carddav(var card) = settings.remotes[index].kind,
+            card.password == .file(file.passwordPath(forRemote: old))
         {
             do {
-                let password = try SecretSource.file(path).read()
-                let moved = try file.savePassword(Array(password.utf8), forRemote: new)
+                let password = try card.password.read()
+                card.password = try file.savePassword(Array(password.utf8), forRemote: new)
                 written.append(file.passwordPath(forRemote: new))
-                settings.remotes[index].kind = .carddav(
-                    url: url, username: username, password: moved, authScheme: auth, caFile: caFile, caPath: caPath,
-                    concurrency: concurrency)
+                settings.remotes[index].kind = .carddav(card)
             } catch {
                 return .refused(status: 507, message: "The password could not follow the new name: \(error)")
             }

@@ -2,11 +2,45 @@
 public struct RemoteSettings: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A CardDAV address book (or the account's home set, discovered from `url`).
-        case carddav(
-            url: String, username: String, password: SecretSource, authScheme: AuthScheme, caFile: String?,
-            caPath: String?, concurrency: Int)
+        case carddav(CardDAVSettings)
         /// A folder of `.vcf` files, one contact each (a vdir, as vdirsyncer and khard keep them).
         case vdir(folder: String, createFolder: Bool)
+
+        public static func carddav(
+            url: String, username: String, password: SecretSource, authScheme: AuthScheme, caFile: String?,
+            caPath: String?, concurrency: Int
+        ) -> Kind {
+            .carddav(
+                CardDAVSettings(
+                    url: url, username: username, password: password, authScheme: authScheme, caFile: caFile,
+                    caPath: caPath, concurrency: concurrency))
+        }
+    }
+
+    /// Where a CardDAV book is and how to log in to it.
+    public struct CardDAVSettings: Sendable, Equatable {
+        public var url: String
+        public var username: String
+        public var password: SecretSource
+        public var authScheme: AuthScheme
+        /// The authority a server of the household's own is signed by; nil: the system's.
+        public var caFile: String?
+        public var caPath: String?
+        /// Requests in flight at once (`concurrencyRange`).
+        public var concurrency: Int
+
+        public init(
+            url: String, username: String, password: SecretSource, authScheme: AuthScheme, caFile: String?,
+            caPath: String?, concurrency: Int
+        ) {
+            self.url = url
+            self.username = username
+            self.password = password
+            self.authScheme = authScheme
+            self.caFile = caFile
+            self.caPath = caPath
+            self.concurrency = concurrency
+        }
     }
 
     /// HTTP authentication; `automatic` lets libcurl pick what the server offers, at the cost of one more

@@ -37,7 +37,8 @@ extension Configuration {
             }
         }
         for remote in remotes {
-            guard case .carddav(_, _, let password, _, _, _, _) = remote.kind, !password.isMissingFile else { continue }
+            guard case .carddav(let card) = remote.kind, !card.password.isMissingFile else { continue }
+            let password = card.password
             do {
                 _ = try password.read()
             } catch {
@@ -64,7 +65,8 @@ extension Configuration {
         }
         for remote in remotes {
             switch remote.kind {
-            case .carddav(_, _, let password, _, let caFile, let caPath, _):
+            case .carddav(let card):
+                let (password, caFile, caPath) = (card.password, card.caFile, card.caPath)
                 if password.isMissingFile {
                     problem(remote, "password_file", "\(password): cannot read: " + SystemError.text(ENOENT))
                 }

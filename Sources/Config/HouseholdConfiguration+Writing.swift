@@ -24,7 +24,9 @@ extension HouseholdConfiguration {
     private static func block(_ remote: RemoteSettings) -> [String] {
         var lines = ["[[remote]]", "name = \(quote(remote.name))"]
         switch remote.kind {
-        case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
+        case .carddav(let card):
+            let (url, username, password, auth) = (card.url, card.username, card.password, card.authScheme)
+            let (caFile, caPath, concurrency) = (card.caFile, card.caPath, card.concurrency)
             lines += ["kind = \"carddav\"", "url = \(quote(url))", "username = \(quote(username))"]
             switch password {
             case .file(let file): lines.append("password_file = \(quote(file))")

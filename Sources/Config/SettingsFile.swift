@@ -156,7 +156,7 @@ extension ConfigurationError {
 extension RemoteSettings {
     /// The password file of a CardDAV remote that has one.
     public var passwordFile: String? {
-        guard case .carddav(_, _, .file(let file), _, _, _, _) = kind else { return nil }
+        guard case .carddav(let card) = kind, case .file(let file) = card.password else { return nil }
         return file
     }
 }

@@ -199,7 +199,7 @@ extension RemoteSettings {
     /// The book's URL, or the folder's path.
     var place: String {
         switch kind {
-        case .carddav(let url, _, _, _, _, _, _): url
+        case .carddav(let card): card.url
         case .vdir(let folder, _): folder
         }
     }

@@ -129,10 +129,12 @@ public struct AddressBookSetup: Sendable {
         switch remote.kind {
         case .vdir(let folder, _):
             return TestOutcome(contacts: try folderCandidate(folder).cardCount ?? 0)
-        case .carddav(let url, let username, _, let auth, let caFile, let caPath, _):
+        case .carddav(let card):
+            let url = card.url
             try Self.checkURL(url)
             let client = try client(
-                username: username, password: password, auth: auth, caFile: caFile, caPath: caPath)
+                username: card.username, password: password, auth: card.authScheme, caFile: card.caFile,
+                caPath: card.caPath)
             var contacts = 0
             do {
                 // One PROPFIND of the URL itself: a book chosen by hand must be a book, not the server's root.

@@ -40,7 +40,9 @@ public struct RemoteFactory {
             let book = try VdirAddressBook(name: configuration.name, folder: folder, createIfMissing: createFolder)
             let remote = try prepareRemote(configuration.name, kind: .vdir, url: folder)
             return OpenedRemote(book: book, remote: remote)
-        case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
+        case .carddav(let card):
+            let (url, username, password, auth) = (card.url, card.username, card.password, card.authScheme)
+            let (caFile, caPath, concurrency) = (card.caFile, card.caPath, card.concurrency)
             let http = try Self.makeHTTPClient(
                 username: username, password: try password.read(), auth: auth, caFile: caFile, caPath: caPath,
                 concurrency: concurrency, userAgent: userAgent, logger: logger, deadline: deadline?.end)

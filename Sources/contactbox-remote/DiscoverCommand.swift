@@ -112,16 +112,15 @@ struct DiscoverCommand: ParsableCommand {
         if let remote {
             let configuration = try config.load()
             guard let found = configuration.remotes.first(where: { $0.name == remote }),
-                case .carddav(let url, let username, let secret, let auth, let remoteCAFile, let remoteCAPath, _) =
-                    found.kind
+                case .carddav(let card) = found.kind
             else {
                 Terminal.error("no CardDAV remote named \(remote) in \(config.path)")
                 throw ExitCode.validationFailure
             }
             let given = caFile != nil || caPath != nil
             return (
-                self.url ?? url, username, try readSecret(secret), auth, given ? caFile : remoteCAFile,
-                given ? caPath : remoteCAPath
+                self.url ?? card.url, card.username, try readSecret(card.password), card.authScheme,
+                given ? caFile : card.caFile, given ? caPath : card.caPath
             )
         }
         guard let url, let username, let passwordFile,

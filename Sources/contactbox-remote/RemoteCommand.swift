@@ -90,7 +90,7 @@ struct RemoteListCommand: ParsableCommand {
         for remote in configuration.remotes {
             let (kind, place) =
                 switch remote.kind {
-                case .carddav(let url, _, _, _, _, _, _): ("carddav", url)
+                case .carddav(let card): ("carddav", card.url)
                 case .vdir(let folder, _): ("vdir", folder)
                 }
             let origin = check.origin(of: .remote(remote.name))

@@ -74,7 +74,9 @@ struct CheckConfigCommand: ParsableCommand {
         for remote in configuration.remotes {
             lines.append("  remote \"\(remote.name)\"\(from(.remote(remote.name))):")
             switch remote.kind {
-            case .carddav(let url, let username, let password, let auth, let caFile, let caPath, let concurrency):
+            case .carddav(let card):
+                let (url, username, password, auth) = (card.url, card.username, card.password, card.authScheme)
+                let (caFile, caPath, concurrency) = (card.caFile, card.caPath, card.concurrency)
                 lines.append("    carddav \(Configuration.shown(url))")
                 lines.append(
                     "    user: \(Configuration.shown(username)), password: \(Configuration.shown(password.description)), "

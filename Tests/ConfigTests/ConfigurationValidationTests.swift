@@ -135,13 +135,12 @@ struct ConfigurationValidationTests {
     func concurrencyInRange(value: Int) throws {
         let text = makeText(replacing: "concurrency = 4", with: "concurrency = \(value)")
         guard
-            case .carddav(_, _, _, _, _, _, let concurrency) = try Configuration.parse(text: text, path: file)
-                .remotes[0].kind
+            case .carddav(let card) = try Configuration.parse(text: text, path: file).remotes[0].kind
         else {
             Issue.record("not a CardDAV remote")
             return
         }
-        #expect(concurrency == value)
+        #expect(card.concurrency == value)
     }
 
     @Test("The deletion share must be above 0 and at most 1", arguments: ["0", "0.0", "1.5", "-0.2", "\"30%\""])

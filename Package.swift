@@ -59,6 +59,8 @@ let package = Package(
         .target(
             name: "HTTP",
             dependencies: ["CCurl", "CPSL", "SystemSupport", logging]),
+        // OAuth 2.0 for CardDAV servers that take bearer tokens (Google): sign-in with PKCE, tokens renewed.
+        .target(name: "OAuth", dependencies: ["CCrypto", "HTTP", "SystemSupport", logging]),
         .target(
             name: "CardDAV",
             dependencies: ["HTTP", "CXML2", "SystemSupport", "VCard", logging]),
@@ -68,7 +70,7 @@ let package = Package(
         .target(
             name: "Remotes",
             dependencies: [
-                "CardDAV", "CMalloc", "Config", "ContactStore", "HTTP", "Sync", "SystemSupport", "VCard",
+                "CardDAV", "CMalloc", "Config", "ContactStore", "HTTP", "OAuth", "Sync", "SystemSupport", "VCard",
                 logging,
             ]),
         .target(name: "Config", dependencies: ["SystemSupport"]),
@@ -148,6 +150,7 @@ let package = Package(
                 "TestSupport", "VCard",
                 logging,
             ]),
+        .testTarget(name: "OAuthTests", dependencies: ["OAuth", "SystemSupport"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),

@@ -112,6 +112,7 @@ static inline CURLcode ccurl_easy_note_tls(CURL *handle, ccurl_tls_note *note) {
 static const unsigned long ccurl_auth_basic = CURLAUTH_BASIC;
 static const unsigned long ccurl_auth_digest = CURLAUTH_DIGEST;
 static const unsigned long ccurl_auth_none = CURLAUTH_NONE;
+static const unsigned long ccurl_auth_bearer = CURLAUTH_BEARER;
 static const long ccurl_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 static const size_t ccurl_readfunc_abort = CURL_READFUNC_ABORT;
 static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;

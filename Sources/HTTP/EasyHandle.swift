@@ -67,7 +67,7 @@ final class EasyHandle {
     /// Sets up one hop: where, how, with which headers and credentials, and whose callbacks.
     func configure(
         method: String, url: String, headers: [String], hasBody: Bool, bodyCount: Int, lowSpeedTime: Duration,
-        totalTimeout: Duration, credentials: Credentials?, auth: HopAuth, context: TransferContext
+        totalTimeout: Duration, credentials: HopCredentials, context: TransferContext
     ) throws(HTTPError) {
         errorBuffer[0] = 0
         tlsNote.pointee.resumed = -1
@@ -88,7 +88,9 @@ final class EasyHandle {
         try check(ccurl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list.head))
         headerList = list
 
-        if let credentials {
+        switch credentials {
+        case .password(let credentials, let auth):
+            try set(CURLOPT_XOAUTH2_BEARER, nil)
             try set(CURLOPT_USERNAME, credentials.username)
             try set(CURLOPT_PASSWORD, credentials.password)
             let schemes =
@@ -100,9 +102,17 @@ final class EasyHandle {
                 case .ask: ccurl_auth_basic | ccurl_auth_digest
                 }
             try set(CURLOPT_HTTPAUTH, Int(schemes))
-        } else {
+        case .bearer(let token):
+            // > CURLOPT_XOAUTH2_BEARER: the OAuth 2.0 access token [...] sent in the Authorization header as
+            // > "Bearer <token>" when CURLAUTH_BEARER is set in CURLOPT_HTTPAUTH.
             try set(CURLOPT_USERNAME, nil)
             try set(CURLOPT_PASSWORD, nil)
+            try set(CURLOPT_XOAUTH2_BEARER, token)
+            try set(CURLOPT_HTTPAUTH, Int(ccurl_auth_bearer))
+        case .none:
+            try set(CURLOPT_USERNAME, nil)
+            try set(CURLOPT_PASSWORD, nil)
+            try set(CURLOPT_XOAUTH2_BEARER, nil)
             try set(CURLOPT_HTTPAUTH, Int(ccurl_auth_basic))
         }
 
@@ -110,6 +120,14 @@ final class EasyHandle {
         for option in [CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA] {
             try set(option, pointer: userdata)
         }
+    }
+
+    /// What a hop carries.
+    enum HopCredentials {
+        case none
+        case password(Credentials, HopAuth)
+        /// An OAuth 2.0 access token (RFC 6750).
+        case bearer(String)
     }
 
     /// How a hop with credentials authenticates.

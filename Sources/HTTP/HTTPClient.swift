@@ -24,6 +24,9 @@ public final class HTTPClient {
     private var connections = 0
     private var resumedSessions = 0
 
+    /// Whether requests carry credentials: a password, or bearer tokens.
+    private var hasCredentials: Bool { configuration.credentials != nil || configuration.bearer != nil }
+
     /// Requests sent, by method, including redirect hops and authentication round trips.
     public var requestCounts: [String: Int] { counts }
 
@@ -74,7 +77,7 @@ public final class HTTPClient {
     public func perform(_ request: HTTPRequest, onBody: (UnsafeRawBufferPointer) throws -> Void) throws -> HTTPResponse
     {
         try withoutActuallyEscaping(onBody) { sink in
-            let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
+            let transfer = Transfer(index: 0, request: request, hasCredentials: hasCredentials)
             transfer.context.sink = sink
             defer { transfer.context.sink = nil }
             var outcome: Result<HTTPResponse, any Error> = .failure(HTTPError(.other, "The request did not run"))
@@ -86,7 +89,7 @@ public final class HTTPClient {
     /// Sends `request` and collects the response body, failing with `.tooLarge` past `maxBody` bytes.
     public func send(_ request: HTTPRequest, maxBody: Int = 4 << 20) throws(HTTPError) -> (HTTPResponse, [UInt8]) {
         let collector = BodyCollector(limit: maxBody)
-        let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
+        let transfer = Transfer(index: 0, request: request, hasCredentials: hasCredentials)
         collector.attach(to: transfer.context)
         var outcome: Result<HTTPResponse, any Error> = .failure(HTTPError(.other, "The request did not run"))
         do {
@@ -107,7 +110,7 @@ public final class HTTPClient {
     ) throws {
         var collectors: [BodyCollector] = []
         let transfers = requests.enumerated().map { index, request in
-            let transfer = Transfer(index: index, request: request, hasCredentials: configuration.credentials != nil)
+            let transfer = Transfer(index: index, request: request, hasCredentials: hasCredentials)
             let collector = BodyCollector(limit: maxBody)
             collector.attach(to: transfer.context)
             collectors.append(collector)
@@ -145,7 +148,7 @@ extension HTTPClient {
     public func start(
         _ request: HTTPRequest, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) -> PendingRequest {
-        let transfer = Transfer(index: 0, request: request, hasCredentials: configuration.credentials != nil)
+        let transfer = Transfer(index: 0, request: request, hasCredentials: hasCredentials)
         transfer.context.sink = onBody
         transfer.context.holdsBody = true
         do {
@@ -325,11 +328,23 @@ extension HTTPClient {
             handleCount += 1
         }
         do {
-            let credentials = transfer.sendsCredentials ? configuration.credentials : nil
-            let asks = !schemeKnown && !transfer.retriedAuthentication
-            let auth: EasyHandle.HopAuth = asks ? .ask : usesDigest ? .digest : .basic
-            transfer.hopUsedBasic = credentials != nil && auth == .basic
-            transfer.hopAsked = credentials != nil && auth == .ask
+            let credentials: EasyHandle.HopCredentials
+            (transfer.hopUsedBasic, transfer.hopAsked, transfer.hopBearer) = (false, false, nil)
+            if !transfer.sendsCredentials {
+                credentials = .none
+            } else if let bearer = configuration.bearer {
+                // The issuer may be asked for a new one here: its own client, its own deadline.
+                transfer.hopBearer = try bearer.current()
+                credentials = transfer.hopBearer.map { .bearer($0) } ?? .none
+            } else if let password = configuration.credentials {
+                let asks = !schemeKnown && !transfer.retriedAuthentication
+                let auth: EasyHandle.HopAuth = asks ? .ask : usesDigest ? .digest : .basic
+                transfer.hopUsedBasic = auth == .basic
+                transfer.hopAsked = auth == .ask
+                credentials = .password(password, auth)
+            } else {
+                credentials = .none
+            }
             transfer.context.prepareHop(body: transfer.body)
             transfer.context.isIntermediate = { [unowned self, unowned transfer] status, headers in
                 isIntermediate(transfer, status: status, headers: headers)
@@ -338,7 +353,7 @@ extension HTTPClient {
                 method: transfer.method, url: transfer.url, headers: try transfer.headerLines(),
                 hasBody: transfer.body != nil, bodyCount: transfer.body?.count ?? 0,
                 lowSpeedTime: transfer.lowSpeedTime ?? configuration.transferTimeout,
-                totalTimeout: try hopTimeout(), credentials: credentials, auth: auth, context: transfer.context)
+                totalTimeout: try hopTimeout(), credentials: credentials, context: transfer.context)
             transfer.hopStarted = .now
             try multi.add(easy)
             return easy
@@ -367,6 +382,10 @@ extension HTTPClient {
     /// Whether a response head belongs to a hop that will be followed by another (its body is not the caller's).
     private func isIntermediate(_ transfer: Transfer, status: Int, headers: [HTTPHeader]) -> Bool {
         if RedirectPolicy.isFollowed(status) && headers.first(named: "Location") != nil {
+            return true
+        }
+        if status == 401 && transfer.hopBearer != nil && !transfer.retriedAuthentication {
+            // A bearer token refused (expired early, revoked): once more with a renewed one.
             return true
         }
         if status == 401 && transfer.hopAsked && !transfer.retriedAuthentication {
@@ -423,6 +442,11 @@ extension HTTPClient {
 
         guard context.discardBody else {
             return .done(.success(HTTPResponse(status: context.status, headers: context.headers, url: transfer.url)))
+        }
+        if context.status == 401, let token = transfer.hopBearer {
+            configuration.bearer?.refused(token)
+            transfer.retriedAuthentication = true
+            return .again
         }
         if context.status == 401 {
             // Under .automatic, a Digest challenge to our Basic credentials: Digest from now on. (A request that

@@ -11,12 +11,26 @@ public enum AuthScheme: Sendable, Equatable {
     case automatic
 }
 
+/// Where an OAuth 2.0 access token comes from (RFC 6750): asked before each request that carries credentials, told
+/// when the server refused one. Renewing it (at the issuer's token endpoint) is the provider's business.
+public protocol BearerTokens: AnyObject, Sendable {
+    /// The access token to send now, renewed first when it has expired or is about to. nil: none can be had (the
+    /// grant was revoked: the person must sign in again); the request then goes without, and the server's 401 is
+    /// its answer. Throws when the issuer cannot be reached: the request fails with that error.
+    func current() throws(HTTPError) -> String?
+    /// The server answered 401 to `token`: the next ``current()`` renews it.
+    func refused(_ token: String)
+}
+
 /// Settings of one `HTTPClient`, fixed when it is created.
 public struct HTTPConfiguration: Sendable {
     /// Sent as `User-Agent` with every request.
     public var userAgent: String
     public var credentials: Credentials?
     public var auth: AuthScheme
+    /// OAuth 2.0 bearer tokens instead of `credentials`; sent where credentials would be (`OriginPolicy`), and
+    /// renewed once when a server answers 401.
+    public var bearer: (any BearerTokens)?
     /// The time to establish a connection (TCP and TLS), to the millisecond.
     public var connectTimeout: Duration
     /// The time below `lowSpeedLimit` bytes a second (waiting for the first byte included) before a transfer fails
@@ -65,5 +79,6 @@ public struct HTTPConfiguration: Sendable {
         self.maxConcurrent = maxConcurrent
         self.maxRedirects = maxRedirects
         self.deadline = nil
+        self.bearer = nil
     }
 }

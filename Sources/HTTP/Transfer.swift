@@ -15,6 +15,8 @@ final class Transfer {
     var hopUsedBasic = false
     /// Whether this hop asked the server first (`.automatic` before its scheme is known).
     var hopAsked = false
+    /// The bearer token this hop carries, to say which one a 401 refused.
+    var hopBearer: String?
     var retriedAuthentication = false
     let context = TransferContext()
     var hopStarted = ContinuousClock.now

@@ -1,4 +1,5 @@
 import CCrypto
+import SystemSupport
 
 /// A paired browser's secret: 256 random bits, sent to that browser once in an `HttpOnly` cookie and kept by the box
 /// only as its SHA-256, so that the pairings file would not let anyone who reads it in. The page's anti-forgery
@@ -54,23 +55,15 @@ public struct PairingSecret: Sendable, Equatable {
         guard digits.count.isMultiple(of: 2) else { return nil }
         var bytes: [UInt8] = []
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            guard let high = hexDigitValue(digits[index]), let low = hexDigitValue(digits[index + 1]) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
         }
         return bytes
     }
 
-    /// A hex digit's value; nil for any other byte.
-    static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool { value(byte) != nil }
+    private static func isHexDigit(_ byte: UInt8) -> Bool { hexDigitValue(byte) != nil }
 
     /// Equal without an early exit, so that the time taken says nothing of where two digests differ.
     static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {

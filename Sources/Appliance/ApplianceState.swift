@@ -91,8 +91,8 @@ public enum ApplianceState: Sendable, Equatable {
         guard case .needsAttention(let attention, _) = self else { return nil }
         return switch attention {
         case .login:
-            "Check the remote's user name and app password in /etc/contactbox, then hold the button for 3 seconds "
-                + "(or press Sync now) to retry."
+            "The server refused the login. On a paired browser, under Settings, give the address book a new app "
+                + "password (or sign in again); one set in /etc/contactbox is changed there. Then press Sync now."
         case .unreachable:
             "The server did not answer. It is retried on its own; check the URL and the server's status page if "
                 + "this lasts."

@@ -23,6 +23,8 @@ public final class SyncPass {
     var restorePointsSeq: Int64?
     /// How long each remote's turn may take (`TurnDeadline`); a test makes it short.
     var turnLimit = TurnDeadline.standardLimit
+    /// The OAuth remotes' access tokens, in memory across passes: renewed when they expire, not at every pass.
+    let tokens = TokenSources()
 
     public init(
         store: ContactStore, news: @escaping (SyncWorker.Event) -> Void, logger: Logger, userAgent: String,
@@ -68,7 +70,7 @@ public final class SyncPass {
         _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
     ) -> Result {
         let started = monotonicMillis()
-        var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent)
+        var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent, tokens: tokens)
         factory.turnLimit = turnLimit
         var worst = Result(state: .idle, schedule: .done)
         // A paused remote keeps its contacts and state, and waits.

@@ -29,10 +29,11 @@ struct ConfigurationReader {
     static let syncKeys = ["interval", "full_check", "max_delete_share"]
     static let historyKeys = ["max_age", "max_versions"]
     static let commonRemoteKeys = ["name", "kind", "conflict", "paused"]
-    static let carddavKeys = [
-        "url", "username", "password_file", "password_credential", "auth", "ca_file", "ca_path", "concurrency",
-        "allow_insecure_http",
-    ]
+    static let carddavKeys =
+        [
+            "url", "username", "password_file", "password_credential", "auth", "ca_file", "ca_path", "concurrency",
+            "allow_insecure_http",
+        ] + oauthKeys
     static let vdirKeys = ["folder", "create_folder"]
     /// What the settings file may hold: what the status page and the command line set.
     static let settingsRootKeys = ["sync", "remote", "status", "box"]
@@ -198,10 +199,13 @@ struct ConfigurationReader {
                         + "(found \(show(value)))")
             }
         }
-        guard let url, let username, let password else { return nil }
-        return .carddav(
+        let oauth = readOAuth(block, auth: auth, allowInsecure: insecure)
+        guard let url, let username, let password, auth != .oauth || oauth != nil else { return nil }
+        var card = RemoteSettings.CardDAVSettings(
             url: url, username: username, password: password, authScheme: auth, caFile: caFile, caPath: caPath,
             concurrency: concurrency)
+        card.oauth = oauth
+        return .carddav(card)
     }
 
     private mutating func readVdir(_ block: Block) -> RemoteSettings.Kind? {
@@ -262,17 +266,17 @@ struct ConfigurationReader {
 
     // MARK: - Values
 
-    private mutating func checkURL(_ block: Block, _ url: String, allowInsecure: Bool) {
+    mutating func checkURL(_ block: Block, _ url: String, key: String = "url", allowInsecure: Bool) {
         let lowered = url.lowercased()
         let secure = lowered.hasPrefix("https://")
         guard secure || lowered.hasPrefix("http://") else {
-            return fail(block, "url", "url must start with https:// (found \(Configuration.quoted(url)))")
+            return fail(block, key, "\(key) must start with https:// (found \(Configuration.quoted(url)))")
         }
         let afterScheme = url.drop { $0 != "/" }.dropFirst(2)
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if authority.contains("@") {
             // Do not quote the URL: what is before the @ may be a password.
-            return fail(block, "url", "url must not hold a user name or password: use username and password_file")
+            return fail(block, key, "\(key) must not hold a user name or password: use username and password_file")
         }
         let host: Substring
         if authority.hasPrefix("[") {
@@ -281,12 +285,12 @@ struct ConfigurationReader {
             host = authority.prefix { $0 != ":" }
         }
         guard !host.isEmpty else {
-            return fail(block, "url", "url has no host name (found \(Configuration.quoted(url)))")
+            return fail(block, key, "\(key) has no host name (found \(Configuration.quoted(url)))")
         }
         if !secure, !allowInsecure, !["localhost", "127.0.0.1", "::1"].contains(host.lowercased()) {
             fail(
-                block, "url",
-                "url must use https://: http:// would send the password unencrypted (to allow it on a trusted "
+                block, key,
+                "\(key) must use https://: http:// would send the password unencrypted (to allow it on a trusted "
                     + "network, add allow_insecure_http = true)")
         }
     }

@@ -28,6 +28,8 @@ public struct RemoteSettings: Sendable, Equatable {
         public var caPath: String?
         /// Requests in flight at once (`concurrencyRange`).
         public var concurrency: Int
+        /// The issuer of its tokens when `authScheme` is `oauth` (then `password` is the refresh token's file).
+        public var oauth: OAuthSettings?
 
         public init(
             url: String, username: String, password: SecretSource, authScheme: AuthScheme, caFile: String?,
@@ -47,6 +49,8 @@ public struct RemoteSettings: Sendable, Equatable {
     /// round trip.
     public enum AuthScheme: String, Sendable, Equatable, CaseIterable {
         case basic, digest, automatic
+        /// OAuth 2.0 bearer tokens (`CardDAVSettings/oauth`); the password file holds the refresh token.
+        case oauth
     }
 
     /// Which side wins when a contact changed on both sides since the last sync; the loser goes to history.

@@ -36,6 +36,7 @@ extension HouseholdConfiguration {
             if let caFile { lines.append("ca_file = \(quote(caFile))") }
             if let caPath { lines.append("ca_path = \(quote(caPath))") }
             if concurrency != RemoteSettings.defaultConcurrency { lines.append("concurrency = \(concurrency)") }
+            if let oauth = card.oauth { lines += oauth.settingsLines(quote: quote) }
             if url.lowercased().hasPrefix("http://") { lines.append("allow_insecure_http = true") }
         case .vdir(let folder, let createFolder):
             lines += ["kind = \"vdir\"", "folder = \(quote(folder))"]

@@ -26,11 +26,14 @@ public struct RemoteFactory {
     /// How long one remote's turn in a pass may take, all its requests and retries together (`TurnDeadline`); a
     /// test makes it short.
     public var turnLimit = TurnDeadline.standardLimit
+    /// The OAuth remotes' tokens, kept across passes by whoever keeps this (the sync worker).
+    public let tokens: TokenSources
 
-    public init(store: ContactStore, logger: Logger, userAgent: String) {
+    public init(store: ContactStore, logger: Logger, userAgent: String, tokens: TokenSources = TokenSources()) {
         self.store = store
         self.logger = logger
         self.userAgent = userAgent
+        self.tokens = tokens
     }
 
     /// `deadline`: the end of the turn, which the remote's requests and retries keep.
@@ -41,11 +44,15 @@ public struct RemoteFactory {
             let remote = try prepareRemote(configuration.name, kind: .vdir, url: folder)
             return OpenedRemote(book: book, remote: remote)
         case .carddav(let card):
-            let (url, username, password, auth) = (card.url, card.username, card.password, card.authScheme)
-            let (caFile, caPath, concurrency) = (card.caFile, card.caPath, card.concurrency)
+            let (url, concurrency) = (card.url, card.concurrency)
+            let bearer = try card.oauth.map { oauth in
+                try tokens.source(
+                    for: configuration.name, card: card, oauth: oauth, userAgent: userAgent, logger: logger)
+            }
             let http = try Self.makeHTTPClient(
-                username: username, password: try password.read(), auth: auth, caFile: caFile, caPath: caPath,
-                concurrency: concurrency, userAgent: userAgent, logger: logger, deadline: deadline?.end)
+                username: card.username, password: bearer == nil ? try card.password.read() : "",
+                auth: card.authScheme, caFile: card.caFile, caPath: card.caPath, concurrency: concurrency,
+                userAgent: userAgent, logger: logger, deadline: deadline?.end, bearer: bearer)
             let client = CardDAVClient(http: http, logger: logger)
             let remote = try prepareRemote(configuration.name, kind: .carddav, url: url)
             let info: AddressBookInfo
@@ -70,14 +77,19 @@ public struct RemoteFactory {
 
     public static func makeHTTPClient(
         username: String, password: String, auth: RemoteSettings.AuthScheme, caFile: String?, caPath: String?,
-        concurrency: Int, userAgent: String, logger: Logger, deadline: ContinuousClock.Instant? = nil
+        concurrency: Int, userAgent: String, logger: Logger, deadline: ContinuousClock.Instant? = nil,
+        bearer: (any BearerTokens)? = nil
     ) throws -> HTTPClient {
         var configuration = HTTPConfiguration()
         configuration.userAgent = userAgent
-        configuration.credentials = Credentials(username: username, password: password)
+        if let bearer {
+            configuration.bearer = bearer
+        } else {
+            configuration.credentials = Credentials(username: username, password: password)
+        }
         configuration.auth =
             switch auth {
-            case .basic: .basic
+            case .basic, .oauth: .basic
             case .digest: .digest
             case .automatic: .automatic
             }

@@ -75,6 +75,12 @@ extension ConfigurationReader {
         if let file = string(block, "oauth_client_secret_file"),
             let path = absolutePath(block, "oauth_client_secret_file", value: file)
         {
+            if case .settings(let secrets) = role, !Self.isDirectlyInside(secrets, path) {
+                fail(
+                    block, "oauth_client_secret_file",
+                    "oauth_client_secret_file must be a file in \(Configuration.shown(secrets)), where the status page "
+                        + "keeps secrets (found \(Configuration.quoted(path)))")
+            }
             clientSecret = .file(path)
         }
         func endpoint(_ key: String, _ presetValue: String?) -> String? {

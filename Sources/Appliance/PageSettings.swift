@@ -181,13 +181,18 @@ private struct Change {
         guard !taken.contains(new) else {
             return .refused(status: 409, message: "There is an address book named \(new) already: choose another name.")
         }
-        if case .carddav(var card) = settings.remotes[index].kind,
-            card.password == .file(file.passwordPath(forRemote: old))
-        {
+        if case .carddav(var card) = settings.remotes[index].kind {
             do {
-                let password = try card.password.read()
-                card.password = try file.savePassword(Array(password.utf8), forRemote: new)
-                written.append(file.passwordPath(forRemote: new))
+                // Its secrets follow the name (`secrets/NAME.password`, `.client-secret`): the old files go with
+                // the save, and a remote added later under the old name finds none of them.
+                if card.password == .file(file.passwordPath(forRemote: old)) {
+                    written.append(file.passwordPath(forRemote: new))
+                    card.password = try file.savePassword(Array(try card.password.read().utf8), forRemote: new)
+                }
+                if let secret = card.oauth?.clientSecret, secret == .file(file.clientSecretPath(forRemote: old)) {
+                    written.append(file.clientSecretPath(forRemote: new))
+                    card.oauth?.clientSecret = try file.saveClientSecret(Array(try secret.read().utf8), forRemote: new)
+                }
                 settings.remotes[index].kind = .carddav(card)
             } catch {
                 return .refused(status: 507, message: "The password could not follow the new name: \(error)")

@@ -17,7 +17,7 @@ import SystemSupport
 final class PageSetup: Sendable {
     static let idleLimit = Duration.seconds(10 * 60)
 
-    private struct State {
+    struct State {
         var phase = SetupView.Phase.idle
         /// The remote whose password is being replaced.
         var remote: String?
@@ -29,6 +29,8 @@ final class PageSetup: Sendable {
         /// Monotonic milliseconds of the last request.
         var lastUse: Int64 = 0
         var thread: WorkerThread?
+        /// A sign-in waiting for the answer the person pastes, and the paired browser that started it.
+        var signIn: SignIn?
 
         var isRunning: Bool { phase.isRunning }
 
@@ -37,10 +39,11 @@ final class PageSetup: Sendable {
             phase = .failed
             self.message = message
             account = nil
+            signIn = nil
         }
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     let configPath: String
     let logger: Logger
     let userAgent: String
@@ -60,10 +63,13 @@ final class PageSetup: Sendable {
         case .find(let form): return find(form)
         case .add(let form): return add(form)
         case .replacePassword(let form): return replacePassword(form)
+        case .signIn(let form): return signIn(form)
+        case .signedIn(let form): return signedIn(form)
         case .cancel:
             state.withLock { state in
                 guard !state.isRunning else { return }
                 state.account = nil
+                state.signIn = nil
                 state.remote = nil
                 state.phase = .idle
                 state.books = []
@@ -77,22 +83,27 @@ final class PageSetup: Sendable {
         let now = monotonicMillis()
         return .view(
             state.withLock { state in
-                if !state.isRunning, state.account != nil, now - state.lastUse > Self.idleLimit.wholeMilliseconds {
+                if !state.isRunning, state.account != nil || state.signIn != nil,
+                    now - state.lastUse > Self.idleLimit.wholeMilliseconds
+                {
                     state.account = nil
+                    state.signIn = nil
                     state.phase = .idle
                     state.books = []
                 }
                 return SetupView(
                     phase: state.phase, remote: state.remote, provider: state.provider?.rawValue,
                     books: state.books.map { .init(url: $0.url, name: $0.displayName, contacts: $0.cardCount) },
-                    added: state.added, message: state.message, providers: Self.providers)
+                    added: state.added, message: state.message,
+                    authorizeURL: state.phase == .signingIn ? state.signIn?.attempt.url : nil, providers: Self.providers
+                )
             })
     }
 
     static let providers = SetupProvider.allCases.map {
         SetupView.Provider(
             id: $0.rawValue, title: $0.title, help: $0.passwordHelp, needsAddress: $0.needsAddress,
-            needsLogin: $0.needsLogin)
+            needsLogin: $0.needsLogin, signsIn: $0.signsIn)
     }
 
     private func find(_ form: [String: String]) -> SetupAnswer {
@@ -133,7 +144,8 @@ final class PageSetup: Sendable {
             // The login and one listing of each, before anything is saved.
             for book in picked.books {
                 _ = try setup.test(
-                    setup.remote(for: book, account: picked.account, name: "test"), password: picked.account.password)
+                    setup.remote(for: book, account: picked.account, name: "test"), password: picked.account.password,
+                    bearer: picked.account.bearer)
             }
             let added = try setup.add(picked.books, account: picked.account, expecting: version)
             return { state in
@@ -162,7 +174,7 @@ final class PageSetup: Sendable {
     /// Starts `step` on a thread of its own, unless one runs; what it returns is applied to the state when it ends.
     /// `account`: the login being set up, kept until the add (nil: none); `remote`: the remote whose password is
     /// being replaced (nil: none).
-    private func start(
+    func start(
         _ phase: SetupView.Phase, account: AddressBookSetup.Account? = nil, remote: String? = nil,
         step: @escaping @Sendable (AddressBookSetup) throws(SetupFailure) -> @Sendable (inout State) -> Void
     ) -> SetupAnswer {

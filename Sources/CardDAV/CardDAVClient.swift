@@ -1,5 +1,6 @@
 import HTTP
 import Logging
+import SystemSupport
 
 /// What the client needs from HTTP; `HTTPClient` is the real one, tests pass a fake.
 protocol DAVTransport: AnyObject {
@@ -176,7 +177,7 @@ public final class CardDAVClient {
     /// mod_deflate then changes ETags, and If-Match fails), so a server that compresses anyway gets a message that
     /// says so, instead of libxml2's "Document is empty". nil for a body that is not compressed.
     static func compression(_ response: HTTPResponse, body: ArraySlice<UInt8>) -> String? {
-        if let encoding = response.header("Content-Encoding")?.trimmingSpaces.lowercased(),
+        if let encoding = response.header("Content-Encoding")?.trimmingWhitespace.lowercased(),
             !encoding.isEmpty, encoding != "identity"
         {
             let shown = String(

@@ -91,7 +91,7 @@ extension CardDAVError {
     /// RFC 9110 10.2.3: `Retry-After` is delay-seconds or an HTTP-date; returns the wait from `now` (unix
     /// seconds), at least zero.
     static func wait(_ retryAfter: String, now: Int) -> Duration? {
-        let value = retryAfter.trimmingSpaces
+        let value = retryAfter.trimmingWhitespace
         if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
         guard let date = HTTPDate.parse(value) else { return nil }
         return .seconds(max(0, date - now))
@@ -118,14 +118,5 @@ extension CardDAVError {
         case 507: "Insufficient Storage"
         default: ""
         }
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var slice = self[...]
-        while slice.first == " " || slice.first == "\t" { slice.removeFirst() }
-        while slice.last == " " || slice.last == "\t" { slice.removeLast() }
-        return String(slice)
     }
 }

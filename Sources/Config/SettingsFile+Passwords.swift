@@ -9,6 +9,27 @@ extension SettingsFile {
         secretsDirectory + "/" + name + ".password"
     }
 
+    /// `secrets/NAME.client-secret`: an OAuth client's secret, for a remote that signs in (`OAuthSettings`).
+    public func clientSecretPath(forRemote name: String) -> String {
+        secretsDirectory + "/" + name + ".client-secret"
+    }
+
+    /// Writes an OAuth client's secret for a remote, as ``savePassword(_:forRemote:)`` writes a password.
+    @discardableResult
+    public func saveClientSecret(_ secret: [UInt8], forRemote name: String) throws(ConfigurationError) -> SecretSource {
+        try saveSecret(secret, forRemote: name, to: clientSecretPath(forRemote: name), what: "the client secret")
+    }
+
+    private func saveSecret(
+        _ bytes: [UInt8], forRemote name: String, to file: String, what: String
+    ) throws(ConfigurationError) -> SecretSource {
+        if let problem = RemoteSettings.nameProblem(name) {
+            throw ConfigurationError(file: secretsDirectory, message: "a remote's name: " + problem)
+        }
+        try writePassword(bytes, to: file, what: "remote \"\(name)\": " + what)
+        return .file(file)
+    }
+
     /// The status page's password file. The `@` keeps it apart from every remote's: no remote name holds one.
     public static func statusPasswordPath(secretsDirectory: String) -> String {
         secretsDirectory + "/@status.password"
@@ -19,12 +40,7 @@ extension SettingsFile {
     /// checked first (``passwordProblem(_:)``); no error names or quotes them.
     @discardableResult
     public func savePassword(_ password: [UInt8], forRemote name: String) throws(ConfigurationError) -> SecretSource {
-        if let problem = RemoteSettings.nameProblem(name) {
-            throw ConfigurationError(file: secretsDirectory, message: "a remote's name: " + problem)
-        }
-        let file = passwordPath(forRemote: name)
-        try writePassword(password, to: file, what: "remote \"\(name)\": the password")
-        return .file(file)
+        try saveSecret(password, forRemote: name, to: passwordPath(forRemote: name), what: "the password")
     }
 
     /// Writes the status page's password (``statusPasswordPath(secretsDirectory:)``), as ``savePassword(_:forRemote:)``.

@@ -119,9 +119,9 @@ public struct SettingsFile: Sendable {
     }
 
     private func removePasswords(of old: HouseholdConfiguration, keptIn new: HouseholdConfiguration) {
-        var kept = Set(new.remotes.compactMap(\.passwordFile))
+        var kept = Set(new.remotes.flatMap(\.secretFiles))
         if case .file(let file)? = new.statusPassword { kept.insert(file) }
-        var gone = old.remotes.compactMap(\.passwordFile)
+        var gone = old.remotes.flatMap(\.secretFiles)
         if case .file(let file)? = old.statusPassword { gone.append(file) }
         for file in gone where !kept.contains(file) && ConfigurationReader.isDirectlyInside(secretsDirectory, file) {
             // Best effort: a password file left behind is harmless, and the settings are saved already.
@@ -158,5 +158,13 @@ extension RemoteSettings {
     public var passwordFile: String? {
         guard case .carddav(let card) = kind, case .file(let file) = card.password else { return nil }
         return file
+    }
+
+    /// Every secret's file of the remote: its password (or refresh token), and an OAuth client's secret.
+    var secretFiles: [String] {
+        guard case .carddav(let card) = kind else { return [] }
+        var files = passwordFile.map { [$0] } ?? []
+        if case .file(let file)? = card.oauth?.clientSecret { files.append(file) }
+        return files
     }
 }

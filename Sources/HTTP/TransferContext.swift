@@ -1,4 +1,5 @@
 import CCurl
+import SystemSupport
 
 /// What libcurl's callbacks read and write during one hop of a transfer: the request body going out, the
 /// response head coming in, and where the body goes. Passed to curl as an unretained pointer; the
@@ -73,11 +74,11 @@ final class TransferContext {
         }
         if let first = text.first, first == " " || first == "\t", !headers.isEmpty {
             // An obsolete folded continuation line (RFC 9112 5.2).
-            headers[headers.count - 1].value += " " + trimmed(text[...])
+            headers[headers.count - 1].value += " " + text[...].trimmingWhitespace
             return true
         }
         guard let colon = text.firstIndex(of: ":") else { return true }
-        headers.append(HTTPHeader(String(text[..<colon]), trimmed(text[text.index(after: colon)...])))
+        headers.append(HTTPHeader(String(text[..<colon]), text[text.index(after: colon)...].trimmingWhitespace))
         return true
     }
 
@@ -137,10 +138,6 @@ final class TransferContext {
         uploadOffset = offset
         return true
     }
-}
-
-private func trimmed(_ text: Substring) -> String {
-    String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
 }
 
 @available(*, unavailable)

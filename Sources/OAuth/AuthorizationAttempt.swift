@@ -39,7 +39,7 @@ public struct AuthorizationAttempt: Sendable, Equatable {
     /// holds `code` and `state`, or `error`), or the code alone. An address whose `state` is not this attempt's is
     /// refused: it answers another sign-in, perhaps one started by someone else.
     public func code(fromPasted pasted: String) throws(OAuthError) -> String {
-        let text = pasted.trimmingSpaces
+        let text = pasted.trimmingWhitespace
         guard !text.isEmpty else {
             throw OAuthError(.pasted, "paste the address your browser shows after you allowed access")
         }
@@ -70,14 +70,5 @@ public struct AuthorizationAttempt: Sendable, Equatable {
             throw OAuthError(.pasted, "that address holds no code: paste the address shown after you allowed access")
         }
         return code
-    }
-}
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text = text.dropFirst() }
-        while let last = text.last, last.isWhitespace { text = text.dropLast() }
-        return String(text)
     }
 }

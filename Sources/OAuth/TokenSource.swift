@@ -76,3 +76,19 @@ public final class TokenSource: BearerTokens {
         }
     }
 }
+
+/// The access token a sign-in has just given, for the requests that follow it at once (finding and testing the
+/// account's books) before anything is saved: never renewed; refused once, gone.
+public final class IssuedToken: BearerTokens {
+    private let token: Mutex<String?>
+
+    public init(_ accessToken: String) {
+        token = Mutex(accessToken)
+    }
+
+    public func current() throws(HTTPError) -> String? { token.withLock { $0 } }
+
+    public func refused(_ refused: String) {
+        token.withLock { if $0 == refused { $0 = nil } }
+    }
+}

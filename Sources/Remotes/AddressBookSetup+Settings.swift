@@ -10,13 +10,20 @@ extension AddressBookSetup {
         switch account.provider {
         case .folder:
             return RemoteSettings(name: name, kind: .vdir(folder: candidate.url, createFolder: false))
-        case .icloud, .google, .fastmail, .nextcloud, .carddav:
-            return RemoteSettings(
-                name: name,
-                kind: .carddav(
-                    url: candidate.url, username: account.username,
-                    password: .file(settings.passwordPath(forRemote: name)), authScheme: .basic, caFile: account.caFile,
-                    caPath: nil, concurrency: RemoteSettings.defaultConcurrency))
+        case .icloud, .google, .fastmail, .nextcloud, .carddav, .oauth:
+            var card = RemoteSettings.CardDAVSettings(
+                url: candidate.url, username: account.username,
+                password: .file(settings.passwordPath(forRemote: name)), authScheme: .basic, caFile: account.caFile,
+                caPath: nil, concurrency: RemoteSettings.defaultConcurrency)
+            if let signedIn = account.oauth {
+                // The refresh token is its password; the client's secret a file of its own.
+                card.authScheme = .oauth
+                card.oauth = signedIn.settings
+                card.oauth?.clientSecret = signedIn.clientSecret.map { _ in
+                    .file(settings.clientSecretPath(forRemote: name))
+                }
+            }
+            return RemoteSettings(name: name, kind: .carddav(card))
         }
     }
 
@@ -75,15 +82,19 @@ extension AddressBookSetup {
         var written: [String] = []
         do {
             for remote in added where account.provider.needsLogin {
+                written.append(settings.passwordPath(forRemote: remote.name))
                 try settings.savePassword(account.password, forRemote: remote.name)
-                written.append(remote.name)
+                if let secret = account.oauth?.clientSecret {
+                    written.append(settings.clientSecretPath(forRemote: remote.name))
+                    try settings.saveClientSecret(Array(secret.utf8), forRemote: remote.name)
+                }
             }
             var updated = household
             updated.remotes += added
             try settings.save(updated, expecting: version)
         } catch {
             // Nothing names these files now: a password must not stay behind for a remote that was never added.
-            for name in written { _ = unlink(settings.passwordPath(forRemote: name)) }
+            for file in written { _ = unlink(file) }
             throw SetupFailure(error)
         }
         return added

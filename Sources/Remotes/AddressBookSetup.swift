@@ -3,6 +3,7 @@ import Config
 import Glibc
 import HTTP
 import Logging
+import OAuth
 import Sync
 
 /// Adding and removing address books, one implementation for the command line (`contactbox remote`) and the
@@ -64,7 +65,8 @@ public struct AddressBookSetup: Sendable {
         }
     }
 
-    /// Who logs in to the books found: the provider, its user name and its password (UTF-8 bytes, as typed).
+    /// Who logs in to the books found: the provider, its user name and its password (UTF-8 bytes, as typed), or,
+    /// for an account signed in with OAuth, the refresh token as its password and ``oauth``.
     public struct Account: Sendable {
         public var provider: SetupProvider
         public var username: String
@@ -72,18 +74,42 @@ public struct AddressBookSetup: Sendable {
         /// The certificate authority a server of the household's own is signed by (a remote's `ca_file`); nil: the
         /// system's authorities.
         public var caFile: String?
+        public var oauth: SignedIn?
 
-        public init(provider: SetupProvider, username: String, password: [UInt8], caFile: String? = nil) {
+        public init(
+            provider: SetupProvider, username: String, password: [UInt8], caFile: String? = nil,
+            oauth: SignedIn? = nil
+        ) {
             self.provider = provider
             self.username = username
             self.password = password
             self.caFile = caFile
+            self.oauth = oauth
+        }
+
+        /// What finding and testing the books send: the access token the sign-in gave, if there was one.
+        public var bearer: (any BearerTokens)? { oauth.map { IssuedToken($0.accessToken) } }
+    }
+
+    /// An account signed in with OAuth: the issuer (its client secret apart, which goes to its own file), and the
+    /// access token the sign-in gave; the refresh token is the account's password.
+    public struct SignedIn: Sendable {
+        public var settings: OAuthSettings
+        public var clientSecret: String?
+        public var accessToken: String
+
+        public init(settings: OAuthSettings, clientSecret: String?, accessToken: String) {
+            self.settings = settings
+            self.clientSecret = clientSecret
+            self.accessToken = accessToken
         }
     }
 
     /// The address books behind the provider's URL (or `address`: a server's URL, a folder's path).
+    /// `bearer`: an OAuth account's access token, instead of the password.
     public func discover(
-        _ provider: SetupProvider, address: String?, username: String, password: [UInt8], caFile: String? = nil
+        _ provider: SetupProvider, address: String?, username: String, password: [UInt8], caFile: String? = nil,
+        bearer: (any BearerTokens)? = nil
     ) throws(SetupFailure) -> [Candidate] {
         guard let start = provider.start(address: address, username: username) else {
             throw SetupFailure(
@@ -93,7 +119,7 @@ public struct AddressBookSetup: Sendable {
         }
         guard provider != .folder else { return [try folderCandidate(start)] }
         try Self.checkURL(start)
-        let client = try client(username: username, password: password, caFile: caFile)
+        let client = try client(username: username, password: password, caFile: caFile, bearer: bearer)
         let found: Discovery
         do {
             found = try client.explore(start)
@@ -125,7 +151,9 @@ public struct AddressBookSetup: Sendable {
     /// Logs in and lists the book once (a folder: checks that it is there and that the service may write it),
     /// before anything is saved. `password` is the one typed (a remote's password file is not read: it may not be
     /// written yet).
-    public func test(_ remote: RemoteSettings, password: [UInt8]) throws(SetupFailure) -> TestOutcome {
+    public func test(
+        _ remote: RemoteSettings, password: [UInt8], bearer: (any BearerTokens)? = nil
+    ) throws(SetupFailure) -> TestOutcome {
         switch remote.kind {
         case .vdir(let folder, _):
             return TestOutcome(contacts: try folderCandidate(folder).cardCount ?? 0)
@@ -134,7 +162,7 @@ public struct AddressBookSetup: Sendable {
             try Self.checkURL(url)
             let client = try client(
                 username: card.username, password: password, auth: card.authScheme, caFile: card.caFile,
-                caPath: card.caPath)
+                caPath: card.caPath, bearer: bearer)
             var contacts = 0
             do {
                 // One PROPFIND of the URL itself: a book chosen by hand must be a book, not the server's root.
@@ -162,7 +190,7 @@ public struct AddressBookSetup: Sendable {
     /// A client with the setup's deadline and the HTTP client's own limits (connection, low speed, total).
     private func client(
         username: String, password: [UInt8], auth: RemoteSettings.AuthScheme = .basic, caFile: String? = nil,
-        caPath: String? = nil
+        caPath: String? = nil, bearer: (any BearerTokens)? = nil
     ) throws(SetupFailure) -> CardDAVClient {
         if let problem = SettingsFile.passwordProblem(password) { throw SetupFailure(.invalid, problem) }
         guard !username.isEmpty else { throw SetupFailure(.invalid, "give the user name") }
@@ -171,7 +199,7 @@ public struct AddressBookSetup: Sendable {
         do {
             let http = try RemoteFactory.makeHTTPClient(
                 username: username, password: text, auth: auth, caFile: caFile, caPath: caPath, concurrency: 1,
-                userAgent: userAgent, logger: logger, deadline: ContinuousClock.now + deadlineLimit)
+                userAgent: userAgent, logger: logger, deadline: ContinuousClock.now + deadlineLimit, bearer: bearer)
             return CardDAVClient(http: http, logger: logger)
         } catch let error as HTTPError {
             throw SetupFailure(error)
@@ -188,6 +216,19 @@ public struct AddressBookSetup: Sendable {
         }
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw SetupFailure(.invalid, "the address holds a space or a control character")
+        }
+    }
+}
+
+extension AddressBookSetup {
+    /// Trades a sign-in's code for tokens at the issuer (the code once, with the attempt's verifier).
+    public func exchange(_ code: String, for attempt: AuthorizationAttempt) throws(SetupFailure) -> TokenGrant {
+        let endpoint = TokenSources.endpoint(
+            attempt.issuer, caFile: nil, caPath: nil, userAgent: userAgent, logger: logger)
+        do {
+            return try endpoint.exchange(code: code, for: attempt)
+        } catch {
+            throw SetupFailure(error)
         }
     }
 }

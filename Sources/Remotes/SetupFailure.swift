@@ -1,6 +1,7 @@
 import CardDAV
 import Config
 import HTTP
+import OAuth
 import Sync
 
 /// Why setting up an address book failed, in words a household understands (``message``), with what the server or
@@ -55,6 +56,19 @@ public struct SetupFailure: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension SetupFailure {
+    /// A sign-in that failed at the issuer.
+    public init(_ error: OAuthError) {
+        switch error.kind {
+        case .signInAgain:
+            self.init(
+                .wrongPassword, "the sign-in was not accepted (the code was used or too old): sign in again",
+                detail: error.code)
+        case .client: self.init(.invalid, error.message, detail: error.code)
+        case .pasted: self.init(.invalid, error.message, detail: error.code)
+        case .issuer: self.init(.unreachable, error.message, detail: error.code)
+        }
+    }
+
     /// A failed request of discovery or of the test listing.
     public init(_ error: CardDAVError) {
         let detail = error.message

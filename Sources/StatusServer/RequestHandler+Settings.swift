@@ -15,10 +15,15 @@ extension RequestHandler {
             return read()
         }
         guard strcmp(method, "POST") == 0 else { return .methodNotAllowed(allow: "GET, HEAD, POST") }
-        guard let form = FormBody.fields(body) else {
+        guard var form = FormBody.fields(body) else {
             return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
         }
         if let refusal = refuseUnlessPaired(connection, form: form) { return refusal }
+        // Which paired browser asks, never what the form says: a step that must be finished where it began
+        // (signing in) compares it.
+        form["@browser"] = pairingSecret(connection).flatMap {
+            if case .paired(let browser) = pairings.standing($0) { browser.id } else { nil }
+        }
         return post(form)
     }
 
@@ -29,6 +34,8 @@ extension RequestHandler {
         case "add": .add(form)
         case "cancel": .cancel
         case "password": .replacePassword(form)
+        case "sign-in": .signIn(form)
+        case "signed-in": .signedIn(form)
         default: nil
         }
     }

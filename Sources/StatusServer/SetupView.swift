@@ -13,6 +13,11 @@ public struct SetupView: Sendable, Equatable {
         case adding
         /// Saved: the first sync of each starts now.
         case added
+        /// Waiting for the person to sign in at the issuer and paste back the address it ends on
+        /// (`authorizeURL`).
+        case signingIn
+        /// Trading the pasted code for tokens, then finding the account's books.
+        case signedIn
         /// Testing a remote's new password (`remote`) before it is saved.
         case checking
         /// The new password works, and is saved.
@@ -21,7 +26,7 @@ public struct SetupView: Sendable, Equatable {
         case failed
 
         /// A step runs on the daemon's thread: the page asks again until it is over (202 Accepted meanwhile).
-        public var isRunning: Bool { self == .finding || self == .adding || self == .checking }
+        public var isRunning: Bool { self == .finding || self == .adding || self == .checking || self == .signedIn }
     }
 
     public struct Book: Sendable, Equatable {
@@ -43,13 +48,18 @@ public struct SetupView: Sendable, Equatable {
         public var help: String
         public var needsAddress: Bool
         public var needsLogin: Bool
+        /// Signs in at the issuer's page (OAuth) instead of a password.
+        public var signsIn: Bool
 
-        public init(id: String, title: String, help: String, needsAddress: Bool, needsLogin: Bool) {
+        public init(
+            id: String, title: String, help: String, needsAddress: Bool, needsLogin: Bool, signsIn: Bool = false
+        ) {
             self.id = id
             self.title = title
             self.help = help
             self.needsAddress = needsAddress
             self.needsLogin = needsLogin
+            self.signsIn = signsIn
         }
     }
 
@@ -61,12 +71,15 @@ public struct SetupView: Sendable, Equatable {
     /// The remotes the last add saved.
     public var added: [String]
     public var message: String?
+    /// Where to sign in, while `signingIn`.
+    public var authorizeURL: String?
     public var providers: [Provider]
 
     public init(
         phase: Phase, remote: String? = nil, provider: String? = nil, books: [Book] = [], added: [String] = [],
-        message: String? = nil, providers: [Provider]
+        message: String? = nil, authorizeURL: String? = nil, providers: [Provider]
     ) {
+        self.authorizeURL = authorizeURL
         self.phase = phase
         self.remote = remote
         self.provider = provider
@@ -101,6 +114,8 @@ public struct SetupView: Sendable, Equatable {
         }
         w.raw("],\"message\":")
         w.jsonString(message)
+        w.raw(",\"authorize_url\":")
+        w.jsonString(authorizeURL)
         w.raw(",\"providers\":[")
         for (index, provider) in providers.enumerated() {
             if index > 0 { w.raw(",") }
@@ -110,7 +125,8 @@ public struct SetupView: Sendable, Equatable {
             w.jsonString(provider.title)
             w.raw(",\"help\":")
             w.jsonString(provider.help)
-            w.raw(",\"needs_address\":\(provider.needsAddress),\"needs_login\":\(provider.needsLogin)}")
+            w.raw(",\"needs_address\":\(provider.needsAddress),\"needs_login\":\(provider.needsLogin)")
+            w.raw(",\"signs_in\":\(provider.signsIn)}")
         }
         w.raw("]}\n")
     }
@@ -125,6 +141,11 @@ public enum SetupRequest: Sendable, Equatable {
     case add([String: String])
     case cancel
     case replacePassword([String: String])
+    /// Start signing in (`provider`, `username`, `client_id`, `client_secret`; for another issuer `address`,
+    /// `authorization_url`, `token_url`, `scope`), and what the person pasted back (`pasted`). The status server
+    /// adds `@browser`, the paired browser's id: the answer must come from the browser that started.
+    case signIn([String: String])
+    case signedIn([String: String])
 }
 
 /// The daemon's answer: where setting up stands, or why the step cannot start (400 a field, 409 another step runs).

@@ -16,7 +16,7 @@ public enum PointInTime {
     public static func parse(
         _ text: String, now: Int64, localTime: (CivilDate) -> Int64? = PointInTime.systemLocalTime
     ) throws(Invalid) -> Int64 {
-        let trimmed = text.trimmingSpaces
+        let trimmed = text.trimmingWhitespace
         // A century back is plenty, and keeps the arithmetic far from overflow.
         if let span = Duration(spanText: trimmed, units: "smhdw", atMost: .seconds(100 * 366 * 86_400)) {
             return now - span.wholeMilliseconds
@@ -148,16 +148,6 @@ private struct DigitReader {
 extension UInt8 {
     fileprivate var decimalDigit: Int64? {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) ? Int64(self - UInt8(ascii: "0")) : nil
-    }
-}
-
-extension String {
-    fileprivate var trimmingSpaces: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { $0 != " " }),
-            let last = scalars.lastIndex(where: { $0 != " " })
-        else { return "" }
-        return String(scalars[first...last])
     }
 }
 

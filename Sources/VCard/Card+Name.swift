@@ -1,3 +1,5 @@
+import SystemSupport
+
 extension Card {
     /// What lists show for a card with no name at all.
     public static let noName = "(no name)"
@@ -27,18 +29,18 @@ extension Card {
             let parts = n.components + Array(repeating: "", count: max(0, 5 - n.components.count))
             // RFC 6350 6.2.2: N is family; given; additional; prefixes; suffixes.
             let name = [parts[3], parts[1], parts[2], parts[0], parts[4]]
-                .map { $0.trimmingSpaces() }.filter { !$0.isEmpty }.joined(separator: " ")
+                .map { $0.trimmingWhitespace }.filter { !$0.isEmpty }.joined(separator: " ")
             if !name.isEmpty { return DerivedName(text: name, source: "N") }
         }
-        if let org = first("ORG")?.components.first?.trimmingSpaces(), !org.isEmpty {
+        if let org = first("ORG")?.components.first?.trimmingWhitespace, !org.isEmpty {
             return DerivedName(text: org, source: "ORG")
         }
         if let email = properties.first(where: { $0.isNamed("EMAIL") && !$0.value.isEmpty }) {
-            let address = Self.withoutScheme(email.text, "mailto:").trimmingSpaces()
+            let address = Self.withoutScheme(email.text, "mailto:").trimmingWhitespace
             if !address.isEmpty { return DerivedName(text: address, source: "EMAIL") }
         }
         if let tel = properties.first(where: { $0.isNamed("TEL") && !$0.value.isEmpty }) {
-            let number = Self.withoutScheme(tel.text, "tel:").trimmingSpaces()
+            let number = Self.withoutScheme(tel.text, "tel:").trimmingWhitespace
             if !number.isEmpty { return DerivedName(text: number, source: "TEL") }
         }
         return nil
@@ -77,16 +79,5 @@ public struct DerivedName: Sendable, Equatable {
     public init(text: String, source: String) {
         self.text = text
         self.source = source
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces, tabs and line breaks (Foundation's trimming, which VCard does without).
-    func trimmingSpaces() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }

@@ -37,6 +37,7 @@ final class SetupStandIn: Sendable {
                 case .replacePassword(let form):
                     view.remote = form["remote"]
                     view.phase = .replaced
+                case .signIn, .signedIn: view.phase = .signingIn
                 case .read: break
                 }
                 return view

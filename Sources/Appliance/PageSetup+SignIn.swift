@@ -1,0 +1,124 @@
+import Config
+import OAuth
+import Remotes
+import StatusServer
+import SystemSupport
+
+/// A sign-in in progress (OAuth 2.0 with PKCE): the attempt (its `state` and verifier, kept in the daemon only),
+/// the paired browser that started it, and what the account will be once the code is traded for tokens.
+struct SignIn: Sendable {
+    var attempt: AuthorizationAttempt
+    /// The paired browser that asked: the answer is taken from that browser alone.
+    var browser: String?
+    var provider: SetupProvider
+    var username: String
+    var address: String?
+    /// The issuer as the remote will name it (its client secret apart).
+    var settings: OAuthSettings
+    var clientSecret: String?
+}
+
+/// Signing in from the page (Google, or another issuer): *sign-in* makes the address to open, where the person
+/// consents; the issuer then sends their browser to a loopback address it cannot show, and the person pastes that
+/// address (or its code) back; *signed-in* trades the code for tokens and finds the account's books, which are
+/// added as any others are, the refresh token in the remote's password file.
+extension PageSetup {
+    func signIn(_ form: [String: String]) -> SetupAnswer {
+        guard let provider = form["provider"].flatMap(SetupProvider.init(rawValue:)), provider.signsIn else {
+            return .refused(status: 400, message: "Choose Google, or another server that signs in.")
+        }
+        let username = (form["username"] ?? "").trimmingWhitespace
+        let clientID = (form["client_id"] ?? "").trimmingWhitespace
+        let clientSecret = (form["client_secret"] ?? "").trimmingWhitespace
+        let address = form["address"].map(\.trimmingWhitespace)
+        guard !username.isEmpty else {
+            return .refused(status: 400, message: "Give the account's address (the user name).")
+        }
+        guard !clientID.isEmpty else {
+            return .refused(
+                status: 400, message: "Give the client ID of your own OAuth client (the README says how to make one).")
+        }
+        if !clientSecret.isEmpty, let problem = SettingsFile.passwordProblem(Array(clientSecret.utf8)) {
+            return .refused(status: 400, message: "The client secret: \(problem).")
+        }
+        let settings: OAuthSettings
+        if let preset = OAuthSettings.presets[provider.rawValue] {
+            settings = OAuthSettings(
+                provider: provider.rawValue, clientID: clientID, clientSecret: nil,
+                authorizationURL: preset.authorizationURL, tokenURL: preset.tokenURL, scope: preset.scope)
+        } else {
+            let (authorization, token, scope) = (
+                (form["authorization_url"] ?? "").trimmingWhitespace, (form["token_url"] ?? "").trimmingWhitespace,
+                (form["scope"] ?? "").trimmingWhitespace
+            )
+            guard
+                [authorization, token].allSatisfy({
+                    $0.lowercased().hasPrefix("https://") || $0.lowercased().hasPrefix("http://")
+                }),
+                !scope.isEmpty, !(address ?? "").isEmpty
+            else {
+                return .refused(
+                    status: 400,
+                    message: "Give the server's address, its sign-in and token addresses (https://...) and the scope.")
+            }
+            settings = OAuthSettings(
+                clientID: clientID, clientSecret: nil, authorizationURL: authorization, tokenURL: token, scope: scope)
+        }
+        let issuer = OAuthIssuer(
+            authorizationURL: settings.authorizationURL, tokenURL: settings.tokenURL, scope: settings.scope,
+            clientID: clientID, clientSecret: clientSecret.isEmpty ? nil : clientSecret)
+        let signIn = SignIn(
+            attempt: AuthorizationAttempt(issuer: issuer, loginHint: provider == .google ? username : nil),
+            browser: form["@browser"], provider: provider, username: username, address: address, settings: settings,
+            clientSecret: issuer.clientSecret)
+        let now = monotonicMillis()
+        let started = state.withLock { state -> Bool in
+            guard !state.isRunning else { return false }
+            state.phase = .signingIn
+            state.provider = provider
+            state.remote = nil
+            state.account = nil
+            state.books = []
+            state.message = nil
+            state.lastUse = now
+            state.signIn = signIn
+            return true
+        }
+        guard started else {
+            return .refused(status: 409, message: "The box is still busy with the last step: wait for it.")
+        }
+        return answer(.read)
+    }
+
+    func signedIn(_ form: [String: String]) -> SetupAnswer {
+        guard let signIn = state.withLock({ $0.phase == .signingIn ? $0.signIn : nil }) else {
+            return .refused(status: 409, message: "Start signing in first.")
+        }
+        guard signIn.browser == form["@browser"] else {
+            return .refused(status: 409, message: "Paste the address in the browser that started signing in.")
+        }
+        let code: String
+        do {
+            // Read here, before any network: a wrong paste can be corrected, the sign-in stays open.
+            code = try signIn.attempt.code(fromPasted: form["pasted"] ?? "")
+        } catch {
+            return .refused(status: 400, message: "The address pasted: \(error.message).")
+        }
+        return start(.signedIn) { (setup) throws(SetupFailure) in
+            let grant = try setup.exchange(code, for: signIn.attempt)
+            let account = AddressBookSetup.Account(
+                provider: signIn.provider, username: signIn.username, password: Array((grant.refreshToken ?? "").utf8),
+                oauth: AddressBookSetup.SignedIn(
+                    settings: signIn.settings, clientSecret: signIn.clientSecret, accessToken: grant.accessToken))
+            let books = try setup.discover(
+                signIn.provider, address: signIn.address, username: signIn.username, password: account.password,
+                bearer: account.bearer)
+            return { state in
+                state.account = account
+                state.books = books
+                state.signIn = nil
+                state.phase = .found
+            }
+        }
+    }
+}

@@ -43,7 +43,8 @@ struct PageSetupTests {
     func folder() throws {
         guard case .view(let idle) = setup.answer(.read) else { throw ApplianceError("no view") }
         #expect(idle.phase == .idle)
-        #expect(idle.providers.map(\.id) == ["icloud", "google", "fastmail", "nextcloud", "carddav", "folder"])
+        #expect(
+            idle.providers.map(\.id) == ["icloud", "google", "fastmail", "nextcloud", "carddav", "oauth", "folder"])
         _ = setup.answer(.find(["provider": "folder", "address": directory.file("usb")]))
         let found = try settled()
         #expect(found.phase == .found, "\(found.message ?? "")")

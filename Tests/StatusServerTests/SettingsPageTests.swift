@@ -74,15 +74,23 @@ struct SettingsPageTests {
         let byHeader = try post("version=none&action=interval&value=30m", paired)
         #expect(byHeader.status == 412)
         #expect(byHeader.body == "{\"error\":\"changed meanwhile\"}\n")
+        // The daemon is told which paired browser asks, whatever a form says it is.
+        let browser = try #require(pairings.list().first?.id)
         #expect(
             asked.requests.dropFirst()
                 == [
-                    .change(["version": "none", "action": "pause", "remote": "nas", "token": token]),
-                    .change(["version": "none", "action": "interval", "value": "30m"]),
+                    .change([
+                        "version": "none", "action": "pause", "remote": "nas", "token": token, "@browser": browser,
+                    ]),
+                    .change(["version": "none", "action": "interval", "value": "30m", "@browser": browser]),
                 ])
+        _ = try post("version=none&action=box-name&value=x&%40browser=someone-else", paired)
+        #expect(
+            asked.requests.last
+                == .change(["version": "none", "action": "box-name", "value": "x", "@browser": browser]))
         // A body the form reader refuses, and one over 4 KiB.
         #expect(try post("a=%ZZ", paired).status == 400)
         #expect(try post(String(repeating: "x", count: 4097), paired).status == 413)
-        #expect(asked.requests.count == 3)
+        #expect(asked.requests.count == 4)
     }
 }

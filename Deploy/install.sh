@@ -22,7 +22,8 @@ Builds and installs ContactBox and its systemd service on this machine.
   --hostname NAME    also rename this machine to NAME (e.g. contactbox, so the
                      status page is at http://contactbox.local:8080). Never done
                      without this option.
-  --no-avahi         do not install avahi-daemon nor announce the status page
+  --no-avahi         do not install avahi-daemon nor avahi-utils: neither the
+                     status page nor the box's name is announced on the network
   --no-start         install, but do not enable nor (re)start the service
   --prefix DIR       where the binaries go: DIR/bin (default: /usr/local)
   --destdir DIR      stage every file under DIR instead of /, for packaging and
@@ -108,7 +109,9 @@ service_user=contactbox
 
 RUNTIME_PACKAGES=(libgpiod2 libsqlite3-0 libcurl4 libxml2 libmicrohttpd12)
 if [[ $avahi -eq 1 ]]; then
-    RUNTIME_PACKAGES+=(avahi-daemon)
+    # avahi-utils: avahi-publish, with which the daemon publishes the box's name ([box] name,
+    # set on the status page) as NAME.local and lists its page under that name.
+    RUNTIME_PACKAGES+=(avahi-daemon avahi-utils)
 fi
 
 # --- Helpers -------------------------------------------------------------------

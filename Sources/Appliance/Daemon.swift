@@ -41,6 +41,8 @@ public final class Daemon {
     let panel: PanelDriver
     let notifier = SystemdNotifier()
     let network = NetworkWatch()
+    /// The box's name over mDNS (`Daemon+NetworkName.swift`); its thread starts only once a name is set.
+    lazy var networkName = NetworkNamePublisher(logger: logger)
     let pageRequests: PageRequests
     /// The browsers paired with the box, kept beside the store.
     let pairings: PairedBrowsers
@@ -110,6 +112,7 @@ public final class Daemon {
         send(.started)
         startWorker()
         startStatusServer()
+        publishBoxName()
         notifier.ready(status: "Started")
         logger.notice(
             "ContactBox started",
@@ -203,6 +206,7 @@ public final class Daemon {
             handle(panel.hardware?.takeKeys() ?? [])
         }
         if entries[3].revents != 0, network.update() { send(.networkBack) }
+        if entries[3].revents != 0 { networkName.networkChanged() }
     }
 
     // MARK: Button and keys
@@ -325,6 +329,7 @@ public final class Daemon {
         if new.status.password != configuration.status.password { changePagePassword(new.status.password) }
         configuration = new
         worker.reconfigure(new, changes: remoteChanges)
+        publishBoxName()
         report(result.settingsProblems)
         send(.reloaded(new))
     }
@@ -361,6 +366,7 @@ public final class Daemon {
         }
         for server in servers { server.stop() }
         servers = []
+        networkName.stop(waitingAtMost: .milliseconds(1500))
         panel.hardware?.showSummary("Stopped")
         panel.hardware?.release()
         logger.notice("Stopped")

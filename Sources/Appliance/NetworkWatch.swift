@@ -16,7 +16,9 @@ public final class NetworkWatch {
         if fd >= 0 {
             var address = sockaddr_nl()
             address.nl_family = sa_family_t(AF_NETLINK)
-            address.nl_groups = UInt32(RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE)
+            // The IPv6 addresses too: the box's name over mDNS follows them (`NetworkNamePublisher`).
+            address.nl_groups = UInt32(
+                RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))

@@ -4,6 +4,8 @@ import Synchronization
 /// The names and addresses the status page answers to (see ``RequestGuard/checkHost(_:httpVersion:allowed:)``):
 /// - what does not change while the daemon runs: `localhost`, `contactbox.local` (the Avahi announcement's name),
 ///   the configured listen address unless it is a wildcard, and the `allowed_hosts` setting;
+/// - the box's name (`[box] name`, set from the page): `<name>` and `<name>.local`, which the daemon publishes over
+///   mDNS; it changes with a reload, so the daemon gives it here (``setBoxName(_:)``) without a restart;
 /// - what may: the host name (`gethostname`, with `<name>.local` for mDNS) and the addresses of the network
 ///   interfaces (`getifaddrs`), which DHCP or SLAAC give and take while the box runs.
 ///
@@ -13,10 +15,18 @@ import Synchronization
 final class AllowedHosts: Sendable {
     static let refreshAfter = Duration.seconds(5)
 
+    /// The allowed names and addresses, and where they come from: the union is what a request is checked against.
+    private struct Current {
+        var hosts: Set<String>
+        var boxNames: Set<String> = []
+        var system: Set<String> = []
+        var readAt: Int64?
+    }
+
     private let fixed: Set<String>
     private let systemHosts: @Sendable () -> Set<String>
     private let clock: @Sendable () -> Int64
-    private let current: Mutex<(hosts: Set<String>, readAt: Int64?)>
+    private let current: Mutex<Current>
 
     /// `configured`: the listen host and the `allowed_hosts` entries, as written (already validated).
     /// `systemHosts` and `clock` (monotonic milliseconds) are replaced by tests.
@@ -32,7 +42,7 @@ final class AllowedHosts: Sendable {
         self.fixed = fixed
         self.systemHosts = systemHosts
         self.clock = clock
-        current = Mutex((fixed, nil))
+        current = Mutex(Current(hosts: fixed))
     }
 
     func check(_ header: String?, httpVersion: String) -> RequestGuard.HostVerdict {
@@ -41,11 +51,27 @@ final class AllowedHosts: Sendable {
         let now = clock()
         let refreshed: Set<String>? = current.withLock { current in
             if let readAt = current.readAt, .milliseconds(now - readAt) < Self.refreshAfter { return nil }
-            current = (fixed.union(systemHosts()), now)
+            current.system = systemHosts()
+            current.readAt = now
+            current.hosts = fixed.union(current.boxNames).union(current.system)
             return current.hosts
         }
         guard let refreshed else { return verdict }
         return RequestGuard.checkHost(header, httpVersion: httpVersion, allowed: refreshed)
+    }
+
+    /// The box's name is now `name` (nil: none): `<name>` and `<name>.local` are answered from the next request on,
+    /// and the previous name's are not. Any thread.
+    func setBoxName(_ name: String?) {
+        var names: Set<String> = []
+        if let name, let normal = RequestGuard.normalizedHost(name) {
+            names.insert(normal)
+            names.insert(normal + ".local")
+        }
+        current.withLock { current in
+            current.boxNames = names
+            current.hosts = fixed.union(names).union(current.system)
+        }
     }
 
     /// This machine's host names and the addresses of its interfaces, loopback included.

@@ -21,8 +21,15 @@ public final class StatusServer: Sendable {
     /// "127.0.0.1:8080", as logged.
     public let address: String
 
+    /// Whether this server answers over HTTPS.
+    public let isSecure: Bool
+    /// The address it listens on, as configured (`0.0.0.0`, `::`, `127.0.0.1` ...).
+    public let host: String
+
     /// Kept alive here for MHD's callbacks, which reach it through an unretained pointer.
     private let handler: RequestHandler
+    /// The names the page answers to; the box's name among them changes while it runs (``setBoxName(_:)``).
+    private let allowedHosts: AllowedHosts
     /// The MHD daemon until stopped. MHD's handle is safe to stop from any thread; the lock makes `stop()` run once.
     private let daemon: Mutex<DaemonHandle?>
     /// Closes connections past their request's deadline (``RequestDeadlines``).
@@ -113,6 +120,9 @@ public final class StatusServer: Sendable {
         }
         self.tlsMemory = tlsMemory
         self.handler = handler
+        self.allowedHosts = allowedHosts
+        self.isSecure = settings.tls != nil
+        self.host = settings.host
         self.watch = watch
         self.daemon = Mutex(DaemonHandle(pointer: started))
         self.port = socket.port
@@ -139,6 +149,13 @@ public final class StatusServer: Sendable {
         settings.password = password
         try settings.validate()
         handler.setPassword(password)
+    }
+
+    /// The box's name on the network (`[box] name`; nil: none): the page answers `Host: <name>.local` (and
+    /// `<name>`) from the next request on, as the daemon publishes that name over mDNS. Safe from any thread; the
+    /// daemon calls it at the start and after each reload, as the name can be changed from the page.
+    public func setBoxName(_ name: String?) {
+        allowedHosts.setBoxName(name)
     }
 
     /// How many connections MHD has told us of and not yet closed, for tests to wait on.

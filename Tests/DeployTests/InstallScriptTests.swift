@@ -147,6 +147,25 @@ import Testing
         #expect(result.output.contains("Dry run: nothing was changed."))
     }
 
+    /// avahi-publish (avahi-utils) publishes the box's name (`[box] name`) as NAME.local; --no-avahi leaves out
+    /// both Avahi packages. A dry run on this machine (no --destdir, for which a package declares its own
+    /// dependencies) lists the packages and changes nothing.
+    @Test func avahiPackagesUnlessNoAvahi() throws {
+        let staging = try Staging()
+        let common = [Self.script, "--dry-run", "--no-start", "--bin", staging.bin, "--board", "simulated"]
+        let with = try runCommand("/bin/bash", common)
+        #expect(with.status == 0, "install.sh: \(with.output)")
+        let packages = with.output.split(separator: "\n").first { $0.hasPrefix("==> Packages: ") } ?? ""
+        #expect(packages.split(separator: " ").contains("avahi-daemon"), "\(with.output)")
+        #expect(packages.split(separator: " ").contains("avahi-utils"), "\(with.output)")
+        #expect(with.output.contains("Dry run: nothing was changed."))
+
+        let without = try runCommand("/bin/bash", common + ["--no-avahi"])
+        #expect(without.status == 0, "install.sh: \(without.output)")
+        #expect(without.output.contains("==> Packages: "))
+        #expect(!without.output.contains("avahi"), "\(without.output)")
+    }
+
     @Test func helpAndBadUsage() throws {
         let help = try runCommand("/bin/bash", [Self.script, "--help"])
         #expect(help.status == 0)

@@ -82,6 +82,31 @@ struct HostCheckTests {
         #expect(hosts.check("192.168.1.20", httpVersion: "HTTP/1.1") == .refused)
     }
 
+    @Test("The box's name is allowed once set, with and without .local, and no longer once changed")
+    func boxName() {
+        let hosts = AllowedHosts(configured: [], systemHosts: { ["192.168.1.20", "contactbox"] }, clock: { 0 })
+        #expect(hosts.check("kitchen.local", httpVersion: "HTTP/1.1") == .refused)
+        hosts.setBoxName("Kitchen")
+        for header in ["kitchen.local", "KITCHEN.local.:8080", "kitchen", "192.168.1.20", "contactbox"] {
+            #expect(hosts.check(header, httpVersion: "HTTP/1.1") == .allowed, "\(header)")
+        }
+        hosts.setBoxName("hall")
+        #expect(hosts.check("kitchen.local", httpVersion: "HTTP/1.1") == .refused)
+        #expect(hosts.check("hall.local", httpVersion: "HTTP/1.1") == .allowed)
+        hosts.setBoxName(nil)
+        #expect(hosts.check("hall.local", httpVersion: "HTTP/1.1") == .refused)
+        #expect(hosts.check("192.168.1.20", httpVersion: "HTTP/1.1") == .allowed)
+    }
+
+    @Test("A running server answers Host: kitchen.local once the daemon gives it the name, without a restart")
+    func boxNameLive() throws {
+        let server = try makeServer()
+        #expect(try send(server, "GET", "/api/status", host: "kitchen.local:\(server.port)").status == 421)
+        server.setBoxName("kitchen")
+        #expect(try send(server, "GET", "/api/status", host: "kitchen.local:\(server.port)").status == 200)
+        #expect(try send(server, "GET", "/", host: "kitchen").status == 200)
+    }
+
     @Test("This machine's own names and addresses include loopback")
     func systemHosts() {
         let hosts = AllowedHosts.readSystemHosts()

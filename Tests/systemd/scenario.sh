@@ -289,6 +289,66 @@ check "Setup: the daemon reloads and syncs it: the store's contacts arrive in th
 # (check-config would stop at the Radicale password, a systemd credential only the service sees: README step 5.)
 check "Setup: remote list shows it with its file and line" sh -c \
 	'runuser -u contactbox -- contactbox remote list | grep "^kitchen" | grep -q "/var/lib/contactbox/settings.toml:"'
+
+# ---- The box's name, set on the page by the paired browser: the daemon publishes it over mDNS with avahi-publish
+# (as its own user, in its cgroup), and the page answers to it
+# publishers: the PIDs of the avahi-publish processes in the unit's cgroup (no procps in the guest)
+publishers() {
+	local pid
+	while read -r pid; do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = avahi-publish ] && echo "$pid"
+	done <"/sys/fs/cgroup/system.slice/$unit.service/cgroup.procs"
+	return 0
+}
+# no_publishers: none runs
+no_publishers() { [ -z "$(publishers)" ]; }
+# publishers_are_contactbox: some run, each as the unit's user
+publishers_are_contactbox() {
+	local pid
+	[ -n "$(publishers)" ] || return 1
+	for pid in $(publishers); do [ "$(stat -c %U "/proc/$pid")" = contactbox ] || return 1; done
+}
+# host_status HOST: the page's HTTP status for /api/status asked with Host: HOST
+host_status() {
+	curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H "Host: $1" http://127.0.0.1:8080/api/status
+}
+# box_name NAME: sets the box's name as the page's Settings section does (NAME empty: none); prints the HTTP status
+box_name() {
+	page_request GET /api/settings >/dev/null
+	page_request POST /api/settings "action=box-name&value=$1&version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' /tmp/page.body)"
+}
+check "Box name: install.sh installed avahi-publish (avahi-utils)" command -v avahi-publish
+check "Box name: none yet, nothing published by the daemon" no_publishers
+check "Box name: none yet, the page refuses Host: kitchen.local (421)" test "$(host_status kitchen.local:8080)" = 421
+mark_journal /tmp/cursor
+check "Box name: the page saves kitchen" test "$(box_name kitchen)" = 200
+check "Box name: the daemon reloads" within 10 sh -c \
+	'journalctl -u contactbox --no-pager -o cat --after-cursor="$(cat /tmp/cursor)" | grep -q "Configuration reloaded"'
+check "Box name: avahi-resolve -n kitchen.local resolves inside the guest" within 30 sh -c \
+	'timeout 10 avahi-resolve -4 -n kitchen.local 2>/dev/null | grep -q "10\.0\.2\.15"'
+avahi-resolve -4 -n kitchen.local 2>&1 | sed 's/^/  | /'
+# -p writes a name's space as \032, -k the type as is; a resolved line: =;if;proto;name;type;domain;host;address;port;txt
+check "Box name: avahi-browse lists \"ContactBox kitchen\" at kitchen.local:8080" within 30 sh -c \
+	'timeout 15 avahi-browse -t -r -p -k _http._tcp 2>/dev/null | tee /tmp/browse.txt | grep -q "^=;.*;ContactBox\\\\032kitchen;_http\._tcp;local;kitchen\.local;[^;]*;8080;"'
+grep 'ContactBox' /tmp/browse.txt | sed 's/^/  | /'
+check "Box name: the page answers Host: kitchen.local:8080" test "$(host_status kitchen.local:8080)" = 200
+check "Box name: and http://kitchen.local:8080/ at the address mDNS gives" sh -c \
+	'a=$(timeout 10 avahi-resolve -4 -n kitchen.local | cut -f2); [ -n "$a" ] && [ "$(curl -s -o /dev/null -w "%{http_code}" --max-time 5 --resolve "kitchen.local:8080:$a" http://kitchen.local:8080/)" = 200 ]'
+echo "avahi-publish processes in the unit's cgroup:"
+for pid in $(publishers); do
+	# footprint as Deploy/lib/footprint.py counts it: Private_Dirty + max(0, Anonymous - Private_Dirty)
+	awk -v pid="$pid" -v args="$(tr '\0' ' ' <"/proc/$pid/cmdline")" \
+		'$1 == "Private_Dirty:" { d = $2 } $1 == "Anonymous:" { a = $2 } $1 == "Rss:" { r = $2 } $1 == "Pss:" { p = $2 }
+		END { printf "  pid %s footprint %d KiB (anonymous %d, private dirty %d), PSS %d KiB, RSS %d KiB, user %s: %s\n", pid, d + (a > d ? a - d : 0), a, d, p, r, u, args }' \
+		u="$(stat -c %U "/proc/$pid")" "/proc/$pid/smaps_rollup"
+done
+echo "the unit's cgroup: memory.current $(($(cat /sys/fs/cgroup/system.slice/$unit.service/memory.current) / 1024)) KiB"
+check "Box name: the processes run as contactbox" publishers_are_contactbox
+check "Box name: unset on the page" test "$(box_name "")" = 200
+check "Box name: unset, the daemon stops publishing it" within 15 no_publishers
+check "Box name: unset, kitchen.local no longer resolves" within 30 sh -c \
+	'! timeout 5 avahi-resolve -4 -n kitchen.local 2>/dev/null | grep -q "10\.0\.2\.15"'
+check "Box name: unset, the page refuses Host: kitchen.local again" test "$(host_status kitchen.local:8080)" = 421
 PAIRING_COOKIE='' PAIRING_TOKEN=''
 
 # ---- Sandbox: every hardening line on, and nothing refused over all of the above

@@ -94,6 +94,42 @@ struct OAuthTestBedTests {
         #expect(!oauth.logTail().contains(access) && !oauth.logTail().contains(code))
     }
 
+    @Test(
+        "in Chromium: the consent page's Allow button sends the browser back to the loopback redirect with the code",
+        .enabled(if: TestRequirement.runs(missing: ChromeDriver.missing), "\(ChromeDriver.missing ?? "")"))
+    func consentInBrowser() throws {
+        try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
+        let oauth = try OAuthStandIn()
+        // Where the browser lands: a plain server that answers 404, as a client's loopback listener would stand in.
+        let folder = try TemporaryDirectory()
+        let port = try freeLoopbackPort()
+        let listener = try ChildProcess(
+            path: "/usr/bin/python3",
+            arguments: ["-m", "http.server", "--bind", "127.0.0.1", "--directory", folder.path, String(port)],
+            logPath: folder.file("listener.log"))
+        defer { listener.terminate() }
+        try listener.waitUntilServing("the redirect listener", seconds: 20, log: { "" }) {
+            loopbackAccepts(port: Int(port))
+        }
+        let redirectURI = "http://127.0.0.1:\(port)/callback"
+        let pkce = try OAuthStandIn.PKCE()
+        let driver = try ChromeDriver()
+        let session = try driver.session()
+        defer { session.quit() }
+        try session.navigate(
+            to: oauth.authorizationRequestURL(redirectURI: redirectURI, state: "browser", challenge: pkce.challenge))
+        #expect(try session.text("#user") == oauth.user)
+        try session.click("#allow")
+        let landed = try waitUntil("the redirect to \(redirectURI)", seconds: 15) {
+            let url = try session.currentURL()
+            return url.hasPrefix(redirectURI + "?") ? url : nil
+        }
+        let code = try #require(OAuthStandIn.redirect(landed).code)
+        #expect(OAuthStandIn.redirect(landed).state == "browser")
+        let answer = try oauth.exchange(code: code, verifier: pkce.verifier, redirectURI: redirectURI)
+        #expect(answer.status == 200 && answer.refreshToken != nil, "\(answer.body)")
+    }
+
     @Test("a code used twice is invalid_grant and revokes the tokens issued from it (RFC 6749 4.1.2)")
     func codeReplay() throws {
         let bed = try BearerCardDAVServer()

@@ -174,7 +174,8 @@ extension OAuthStandIn {
         return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    static func redirect(_ location: String) -> Redirect {
+    /// A redirect's URL read: its query's parameters (form-decoded).
+    public static func redirect(_ location: String) -> Redirect {
         // Form-encoded ("+" for a space), so not URLComponents' queryItems.
         var parameters: [String: String] = [:]
         let query = location.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""

@@ -108,9 +108,9 @@ struct OAuthTestBedTests {
             arguments: ["-m", "http.server", "--bind", "127.0.0.1", "--directory", folder.path, String(port)],
             logPath: folder.file("listener.log"))
         defer { listener.terminate() }
-        try listener.waitUntilServing("the redirect listener", seconds: 20, log: { "" }) {
-            loopbackAccepts(port: Int(port))
-        }
+        let listenerLog = { (try? String(contentsOfFile: folder.file("listener.log"), encoding: .utf8)) ?? "" }
+        try listener.waitUntilServing(
+            "the redirect listener", seconds: 20, log: listenerLog, ready: { loopbackAccepts(port: Int(port)) })
         let redirectURI = "http://127.0.0.1:\(port)/callback"
         let pkce = try OAuthStandIn.PKCE()
         let driver = try ChromeDriver()

@@ -34,6 +34,7 @@ struct OAuthTestBedTests {
         #expect(redirect.location.hasPrefix("http://127.0.0.1:43123/oauth/callback?keep=1&"))
         #expect(redirect.state == state)
         let code = try #require(redirect.code)
+        #expect(code.hasPrefix("4/0A") && redirect.location.contains("code=4%2F0A"))
 
         let answer = try oauth.exchange(code: code, verifier: pkce.verifier, redirectURI: redirectURI)
         #expect(answer.status == 200, "\(answer.body)")

@@ -69,8 +69,8 @@ Test controls (ONLY for tests; a real server has nothing like them)
                                      only the answers to the client carry them.
 
 Like Google
-  - Access tokens look like "ya29.<random>", refresh tokens like "1//<random>": a refresh
-    token has slashes, which a client must form-encode.
+  - Codes look like "4/0A<random>", access tokens like "ya29.<random>", refresh tokens like
+    "1//<random>": codes and refresh tokens have slashes, which a client must form-encode.
   - A refresh token is issued only when /authorize had access_type=offline.
   - A refresh answers a new access token and no new refresh token: the old one goes on
     (--rotate-refresh-tokens issues a new one each time and retires the old, as RFC 6749 6
@@ -428,7 +428,7 @@ class Handler(BaseHTTPRequestHandler):
             answer = {"error": "access_denied", "error_description": "the user denied access"}
             decision = "deny"
         else:
-            code = secrets.token_urlsafe(32)
+            code = "4/0A" + secrets.token_urlsafe(40)
             grant = {
                 "client_id": pending["client_id"], "redirect_uri": pending["redirect_uri"],
                 "challenge": pending["code_challenge"], "scope": pending["scope"], "user": options.user,

@@ -120,7 +120,8 @@ let package = Package(
         .plugin(name: "BuildInfo", capability: .buildTool()),
 
         .testTarget(name: "VCardTests", dependencies: ["SystemSupport", "VCard"], resources: [.copy("Corpus")]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // oauth_standin.py: the OAuth 2.0 server the tests start with Python (OAuthStandIn.swift), not a resource.
+        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["oauth_standin.py"]),
         .testTarget(
             name: "HTTPTests",
             dependencies: ["HTTP", "SystemSupport", "TestSupport", logging],

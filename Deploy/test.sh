@@ -23,6 +23,13 @@ apt_ensure "${BUILD_PACKAGES[@]}" python3-venv chromium chromium-driver fonts-de
 # neither system service is left running or enabled.
 apt_ensure_no_services cyrus-imapd exim4 -- cyrus-imapd cyrus-caldav cyrus-admin sasl2-bin
 
+# --- nginx: Radicale behind OAuth 2.0 bearer tokens, as Google's CardDAV is --------
+# The tests run their own nginx as a plain process from a generated configuration
+# (Tests/TestSupport/BearerCardDAVServer.swift): `auth_request` asks the OAuth
+# stand-in (Tests/TestSupport/oauth_standin.py) whether the bearer token is valid.
+# The package's own system service is neither left running nor enabled.
+apt_ensure_no_services nginx -- nginx
+
 # --- Radicale and Xandikos (CardDAV integration tests) --------------------------
 # The tests start their own Radicale and Xandikos servers (Tests/TestSupport/
 # RadicaleServer.swift, XandikosServer.swift) from the virtualenv in .venv/;

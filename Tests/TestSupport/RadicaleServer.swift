@@ -17,6 +17,17 @@ public final class RadicaleServer {
         public var description: String
     }
 
+    /// How Radicale learns who is asking.
+    public enum Authentication: Sendable {
+        /// HTTP Basic against the `users` (an htpasswd file, plain): Radicale asks for the login itself.
+        case htpasswd
+        /// `[auth] type = http_x_remote_user`: the user a reverse proxy names in `X-Remote-User`, for a server that
+        /// only the proxy reaches (`BearerCardDAVServer`: nginx admits a request only with a valid OAuth bearer
+        /// token). Radicale then reads no Basic credentials at all (a request without the header is anonymous); the
+        /// fixture's own `request`s, `createAddressBook` among them, send the header straight to Radicale instead.
+        case reverseProxyHeader
+    }
+
     /// "http://127.0.0.1:PORT/", or "https://..." with `tls`.
     public let baseURL: String
     /// Radicale's `[storage] filesystem_folder`; collections are under `collection-root/<user>/<name>/`.
@@ -26,6 +37,7 @@ public final class RadicaleServer {
     public let tls: TLS?
     /// Everything Radicale logs; with `logRequests`, a line per request (method, path, user agent).
     public let logPath: String
+    public let authentication: Authentication
 
     private let folder: TemporaryDirectory
     private let configPath: String
@@ -35,9 +47,10 @@ public final class RadicaleServer {
     /// Starts a server and waits until it accepts connections (20 s at most).
     public init(
         users: [String: String] = [RadicaleServer.username: RadicaleServer.password], tls: TLS? = nil,
-        logRequests: Bool = false
+        logRequests: Bool = false, authentication: Authentication = .htpasswd
     ) throws {
         self.tls = tls
+        self.authentication = authentication
         python = try Self.findPython()
         folder = try TemporaryDirectory(prefix: "contactbox-radicale")
         let root = folder.path
@@ -51,7 +64,8 @@ public final class RadicaleServer {
         try users.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)\n" }.joined()
             .write(toFile: htpasswd, atomically: true, encoding: .utf8)
         try Self.configuration(
-            port: port, storage: storageFolder, htpasswd: htpasswd, tls: tls, logRequests: logRequests
+            port: port, storage: storageFolder, htpasswd: htpasswd, tls: tls, logRequests: logRequests,
+            authentication: authentication
         )
         .write(toFile: configPath, atomically: true, encoding: .utf8)
         try start()
@@ -99,11 +113,12 @@ public final class RadicaleServer {
         process = nil
     }
 
-    /// Creates an address book of `username` with an extended MKCOL (RFC 5689) while the server runs, or as a
-    /// folder with Radicale's `.Radicale.props` while it is stopped.
-    public func createAddressBook(_ name: String = "contacts") throws {
+    /// Creates an address book of `user` with an extended MKCOL (RFC 5689) while the server runs, or as a folder
+    /// with Radicale's `.Radicale.props` while it is stopped. With `.htpasswd`, `user`'s password must be
+    /// `RadicaleServer.password`.
+    public func createAddressBook(_ name: String = "contacts", user: String = RadicaleServer.username) throws {
         guard isRunning else {
-            let folder = collectionFolder(name)
+            let folder = collectionFolder(name, user: user)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try #"{"tag": "VADDRESSBOOK"}"#.write(
                 toFile: folder + "/.Radicale.props", atomically: true, encoding: .utf8)
@@ -118,9 +133,10 @@ public final class RadicaleServer {
               </D:prop></D:set>
             </D:mkcol>
             """
-        let response = try request("MKCOL", addressBookURL(name), body: body, contentType: "application/xml")
+        let url = addressBookURL(name, user: user)
+        let response = try request("MKCOL", url, body: body, contentType: "application/xml", user: user)
         guard response.status == 201 else {
-            throw Failure(description: "MKCOL \(addressBookURL(name)) answered \(response.status): \(response.body)")
+            throw Failure(description: "MKCOL \(url) answered \(response.status): \(response.body)")
         }
     }
 
@@ -145,14 +161,17 @@ public final class RadicaleServer {
         }
     }
 
-    /// One HTTP request with curl as `username` (or without auth): the status and the body.
+    /// One HTTP request with curl as `username` (or without auth): the status and the body. With
+    /// `.reverseProxyHeader`, the user goes in `X-Remote-User`, as the proxy would send it.
     public func request(
         _ method: String, _ url: String, body: String? = nil, contentType: String? = nil,
         headers: [String] = [], user: String? = RadicaleServer.username, password: String = RadicaleServer.password
     ) throws -> (status: Int, body: String) {
+        let proxied = authentication == .reverseProxyHeader
         let response = try curlRequest(
-            method, url, body: body, contentType: contentType, headers: headers, user: user.map { ($0, password) },
-            caFile: tls?.authority)
+            method, url, body: body, contentType: contentType,
+            headers: headers + (proxied ? user.map { ["X-Remote-User: " + $0] } ?? [] : []),
+            user: proxied ? nil : user.map { ($0, password) }, caFile: tls?.authority)
         return (response.status, response.body)
     }
 
@@ -164,34 +183,42 @@ public final class RadicaleServer {
     }
 
     private static func configuration(
-        port: Int, storage: String, htpasswd: String, tls: TLS?, logRequests: Bool
+        port: Int, storage: String, htpasswd: String, tls: TLS?, logRequests: Bool, authentication: Authentication
     ) -> String {
-        """
-        [server]
-        hosts = 127.0.0.1:\(port)
-        \(tls.map(\.serverOptions) ?? "")
+        let auth =
+            switch authentication {
+            case .htpasswd:
+                """
+                type = htpasswd
+                htpasswd_filename = \(htpasswd)
+                htpasswd_encryption = plain
+                """
+            case .reverseProxyHeader: "type = http_x_remote_user"
+            }
+        return """
+            [server]
+            hosts = 127.0.0.1:\(port)
+            \(tls.map(\.serverOptions) ?? "")
 
-        [auth]
-        type = htpasswd
-        htpasswd_filename = \(htpasswd)
-        htpasswd_encryption = plain
-        # No pause after a wrong password: tests of 401 handling should not wait.
-        delay = 0
+            [auth]
+            \(auth)
+            # No pause after a wrong password: tests of 401 handling should not wait.
+            delay = 0
 
-        [rights]
-        type = owner_only
+            [rights]
+            type = owner_only
 
-        [storage]
-        filesystem_folder = \(storage)
+            [storage]
+            filesystem_folder = \(storage)
 
-        [web]
-        type = none
+            [web]
+            type = none
 
-        [logging]
-        level = \(logRequests ? "info" : "warning")
-        mask_passwords = True
+            [logging]
+            level = \(logRequests ? "info" : "warning")
+            mask_passwords = True
 
-        """
+            """
     }
 
     /// `RADICALE_PYTHON`, or the virtualenv's python next to Package.swift.

@@ -41,7 +41,7 @@ extension StatusPage {
         #setup label,#setup legend{display:block;margin:.5rem 0 .15rem;color:var(--muted);font-size:.9rem}
         #setup fieldset{margin:0;padding:0;border:0}#setup .setup-provider{margin:.2rem 0;color:var(--text);font-size:1rem}
         #setup input:not([type]),#setup input[name=address],#setup input[type=password]{width:100%;min-height:40px;\
-        padding:.35rem .5rem;font:inherit}
+        padding:.35rem .5rem;font:inherit}#setup-signin p{margin:.5rem 0}
         #setup-help,#setup-wire{margin:.5rem 0;color:var(--muted);font-size:.9rem}#setup form>button{margin-top:.75rem}
         #setup-books{margin:0;padding:0;list-style:none}.setup-book{padding:.4rem 0;border-top:1px solid var(--line);\
         overflow-wrap:anywhere}#setup-status{margin:.5rem 0 0}#setup-status:empty{display:none}

@@ -3,9 +3,15 @@
 /// to choose from; the box tests each before it saves it, and the first sync starts. A box with no address book
 /// opens its page on this section (and on pairing, which comes first).
 ///
-/// Hooks: `#setup` (hidden until paired; `data-phase`: `idle`, `finding`, `found`, `adding`, `added`, `failed`)
-/// with `#setup-find` (`input[name=provider]` radios in `#setup-providers`, `#setup-help`, `#setup-address`,
-/// `#setup-username`, `#setup-password`, `#setup-wire`, `#setup-find-button`), `#setup-add` (`#setup-books`, one
+/// A provider that signs in (Google, another OAuth issuer) asks for the client's ID and secret instead of a
+/// password; *Sign in* then shows the issuer's address to open, and a box for the address the browser ends on.
+///
+/// Hooks: `#setup` (hidden until paired; `data-phase`: `idle`, `finding`, `found`, `adding`, `added`, `failed`,
+/// `signingIn`, `signedIn`) with `#setup-find` (`input[name=provider]` radios in `#setup-providers`,
+/// `#setup-help`, `#setup-address`, `#setup-username`, `#setup-password`, `#setup-oauth` with `#setup-client-id`,
+/// `#setup-client-secret` and, for another issuer, `#setup-issuer`'s `#setup-authorization-url`,
+/// `#setup-token-url`, `#setup-scope`; `#setup-wire`, `#setup-find-button`), `#setup-signin` (`#setup-signin-link`,
+/// `#setup-pasted`, `#setup-signin-button`, `#setup-signin-cancel`), `#setup-add` (`#setup-books`, one
 /// `input[name=book]` checkbox per book, `#setup-add-button`, `#setup-cancel`), `#setup-status`.
 extension StatusPage {
     static let setupSection = """
@@ -20,9 +26,28 @@ extension StatusPage {
         <input id="setup-username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false">
         <label id="setup-password-label" for="setup-password">App password</label>
         <input id="setup-password" name="password" type="password" autocomplete="new-password">
+        <div id="setup-oauth" hidden>
+        <label for="setup-client-id">Client ID</label><input id="setup-client-id" autocapitalize="none" \
+        spellcheck="false">
+        <label for="setup-client-secret">Client secret</label><input id="setup-client-secret" type="password" \
+        autocomplete="off">
+        <div id="setup-issuer"><label for="setup-authorization-url">Sign-in address</label><input \
+        id="setup-authorization-url" autocapitalize="none" spellcheck="false"><label for="setup-token-url">Token \
+        address</label><input id="setup-token-url" autocapitalize="none" spellcheck="false"><label \
+        for="setup-scope">Scope</label><input id="setup-scope" autocapitalize="none" spellcheck="false"></div>
+        </div>
         <p id="setup-wire" hidden>This page is not encrypted (plain HTTP): the password crosses your home network \
         once, when you add the book. The box keeps it in a file only it can read, and never shows it again.</p>
         <button id="setup-find-button" type="submit">Find address books</button>
+        </form>
+        <form id="setup-signin" hidden>
+        <p>1. <a id="setup-signin-link" target="_blank" rel="noopener noreferrer">Open the sign-in page</a>, sign \
+        in and allow access.</p>
+        <p>2. The browser then shows an address it cannot open (it begins with http://127.0.0.1). Copy that whole \
+        address and paste it here:</p>
+        <input id="setup-pasted" autocapitalize="none" spellcheck="false" autocomplete="off">
+        <button id="setup-signin-button" type="submit">Continue</button> <button id="setup-signin-cancel" \
+        class="secondary" type="button">Cancel</button>
         </form>
         <form id="setup-add" hidden>
         <ul id="setup-books"></ul>
@@ -38,7 +63,8 @@ extension StatusPage {
           var setup = null, setupPoll = null, openedOnSetup = false, shownAdded = "";
           var SETUP = {
             finding: "Looking for the address books of this account\\u2026",
-            adding: "Testing the login and the address books, then saving them\\u2026"
+            adding: "Testing the login and the address books, then saving them\\u2026",
+            signedIn: "Signing in and looking for the address books of this account\\u2026"
           };
           function chosenProvider() {
             var checked = document.querySelector("#setup-providers input:checked");
@@ -52,8 +78,12 @@ extension StatusPage {
             byId("setup-address-label").textContent = p !== null && p.id === "folder" ? "Folder on the box" :
               "Server address";
             ["setup-address", "setup-address-label"].forEach(function (id) { byId(id).hidden = !address; });
-            ["setup-username", "setup-username-label", "setup-password", "setup-password-label"].forEach(
-              function (id) { byId(id).hidden = !login; });
+            var signsIn = p !== null && p.signs_in;
+            ["setup-username", "setup-username-label"].forEach(function (id) { byId(id).hidden = !login; });
+            ["setup-password", "setup-password-label"].forEach(function (id) { byId(id).hidden = !login || signsIn; });
+            byId("setup-oauth").hidden = !signsIn;
+            byId("setup-issuer").hidden = !signsIn || p.id !== "oauth";
+            byId("setup-find-button").textContent = signsIn ? "Sign in" : "Find address books";
             byId("setup-wire").hidden = !login || location.protocol !== "http:";
           }
           function bookItem(b) {
@@ -91,8 +121,10 @@ extension StatusPage {
               });
             }
             showProvider();
-            var busy = v.phase === "finding" || v.phase === "adding";
-            byId("setup-find").hidden = v.phase === "found" || busy;
+            var busy = v.phase === "finding" || v.phase === "adding" || v.phase === "signedIn";
+            byId("setup-find").hidden = v.phase === "found" || v.phase === "signingIn" || busy;
+            byId("setup-signin").hidden = v.phase !== "signingIn";
+            if (v.phase === "signingIn") byId("setup-signin-link").href = v.authorize_url;
             byId("setup-add").hidden = v.phase !== "found";
             if (v.phase === "found") {
               var books = byId("setup-books");
@@ -136,6 +168,15 @@ extension StatusPage {
             event.preventDefault();
             var p = chosenProvider();
             if (p === null) return;
+            if (p.signs_in) {
+              var secret = byId("setup-client-secret");
+              setupPost({action: "sign-in", provider: p.id, address: byId("setup-address").value,
+                username: byId("setup-username").value, client_id: byId("setup-client-id").value,
+                client_secret: secret.value, authorization_url: byId("setup-authorization-url").value,
+                token_url: byId("setup-token-url").value, scope: byId("setup-scope").value});
+              secret.value = "";
+              return;
+            }
             var password = byId("setup-password");
             setupPost({action: "find", provider: p.id, address: byId("setup-address").value,
               username: byId("setup-username").value, password: password.value});
@@ -148,6 +189,12 @@ extension StatusPage {
             setupPost({action: "add", books: books.join("\\n")});
           });
           byId("setup-cancel").addEventListener("click", function () { setupPost({action: "cancel"}); });
+          byId("setup-signin-cancel").addEventListener("click", function () { setupPost({action: "cancel"}); });
+          byId("setup-signin").addEventListener("submit", function (event) {
+            event.preventDefault();
+            setupPost({action: "signed-in", pasted: byId("setup-pasted").value});
+            byId("setup-pasted").value = "";
+          });
 
         """
 }

@@ -351,6 +351,7 @@ check "Sandbox: systemd-analyze security prints its score" grep -q 'Overall expo
 # configuration and no store, starts on the setup look; a browser paired by the button finds the host's Radicale
 # from its root URL with its user and password, adds a book of it (PAGE_URL), and the first sync brings its
 # contacts; then a reboot, and boot 3 checks the rest (at the top, "Page remote, after the reboot").
+read -r page_started _ </proc/uptime
 systemctl stop "$unit"
 install -m 640 -o root -g contactbox "$src/Deploy/contactbox.example.toml" /etc/contactbox/contactbox.toml
 rm -rf /var/lib/contactbox/* /etc/systemd/system/$unit.service.d/credential.conf
@@ -371,6 +372,8 @@ check "Page remote: the first sync brings its $PAGE_CONTACTS contacts" wait_stat
 check "Page remote: contactbox list shows them" sh -c \
 	'[ "$(contactbox list --db /var/lib/contactbox/contacts.sqlite | wc -l)" -ge '"$PAGE_CONTACTS"' ]'
 PAIRING_COOKIE='' PAIRING_TOKEN=''
+read -r page_ended _ </proc/uptime
+echo "the page's remote, from the stop of the box to its first sync: $((${page_ended%.*} - ${page_started%.*})) s"
 [ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 30 | sed 's/^/  journal: /'
 reboot_vm
 # ==== (end of Page remote)

@@ -111,8 +111,8 @@ page_bytes() {
     if [[ -n $encoding ]]; then
         echo "the page, GET / $1: $plain bytes; with Accept-Encoding: gzip, $gzipped bytes ($encoding)"
     else
-        echo "the page, GET / $1: $plain bytes, served uncompressed (Accept-Encoding: gzip too:" \
-            "$gzipped bytes; gzip -9 would make it $(gzip -9c "$work/page.html" | wc -c))"
+        echo "the page, GET / $1: $plain bytes; uncompressed with Accept-Encoding: gzip too ($gzipped bytes;" \
+            "gzip -9 would make it $(gzip -9c "$work/page.html" | wc -c))"
     fi
 }
 

@@ -7,8 +7,8 @@
 # button, failures, journal, upgrade, memory, big photos, setup from the page,
 # sandbox; then a book of Radicale added from the page, a reboot, and that book
 # again) against a Radicale on this host (the guest reaches it as 10.0.2.2).
-# About 8 min on a busy 2-core machine (TCG), most of it the three boots and the
-# syncs.
+# About 12 min on a busy 2-core machine (TCG), most of it the three boots and
+# the syncs (Docs/measurements/systemd.md).
 #   Tests/systemd/run.sh [--contacts N] [--memory-contacts N]
 # Prints one closing line "systemd-vm: N passed, M failed"; exits 1 on any failure.
 # Skipped, saying so, where QEMU cannot run (not x86_64, or not root: debootstrap
@@ -132,6 +132,7 @@ ENV
 
 out=$work/out
 started=$SECONDS
+# --timeout: the three boots together (the VM ran 684 and 738 s on a busy machine: Docs/measurements/systemd.md)
 "$harness" --guest debian --timeout 1200 --forward 8080 --host Tests/systemd/host.sh \
     --add "$work/bin:/opt/vm/bin" \
     --add "$src:/opt/contactbox-src" \

@@ -2,9 +2,9 @@
 # Run every test (the README's test command). Installs the Debian packages the
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# then (without arguments) a short run of each fuzz target, the hardware scenarios in
-# the GPIO VM and the installed box under systemd in a Debian VM, and exits 1 if
-# anything failed.
+# then (without arguments) a short run of each fuzz target, a short run of the setup
+# benchmark (Deploy/bench/setup.sh), the hardware scenarios in the GPIO VM and the
+# installed box under systemd in a Debian VM, and exits 1 if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +61,13 @@ echo "swift-test: $((${total:-0} - failed)) passed, $failed failed"
 # A crash fails the run and names the input. FUZZ_SECONDS per target.
 if [[ $# -eq 0 ]]; then
     FUZZ_SECONDS=${FUZZ_SECONDS:-15} Deploy/fuzz.sh || status=1
+fi
+
+# --- The setup session's footprint: a short run of Deploy/bench/setup.sh ----------
+# The page's setup of a fresh box (pair, find and add a Radicale book of 100 contacts, its first sync, the
+# interval, a folder) by the release daemon in a 20 MB memory cgroup; its 8 MB footprint budget fails the run.
+if [[ $# -eq 0 ]]; then
+    BENCH_CONTACTS=100 Deploy/bench/setup.sh || status=1
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------

@@ -3,7 +3,8 @@
 # simulated panel and its status page on a free loopback port, in a folder of $work. The caller keeps the PIDs in
 # the array `pids` and stops them in its cleanup.
 #   daemon_start NAME INTERVAL REMOTES [PREFIX...]   writes $work/NAME/contactbox.toml (store $work/NAME/contacts.sqlite,
-#                                  [sync] interval INTERVAL, the [[remote]] blocks REMOTES) and starts the daemon,
+#                                  [sync] interval INTERVAL (empty: none, so that the settings file may set it), the
+#                                  [[remote]] blocks REMOTES) and starts the daemon,
 #                                  behind PREFIX if given (a memory cgroup's memcap_prefix); sets pid and status (the
 #                                  page's URL)
 #   daemon_runs [OUTCOME]          the sync runs (one per remote and pass) so far, from /metrics; only those that
@@ -22,7 +23,8 @@ carddav_remote() {
 vdir_remote() { printf '[[remote]]\nname = "nas"\nkind = "vdir"\nfolder = "%s"\ncreate_folder = true\n' "$1"; }
 
 daemon_start() {
-    local name=$1 interval=$2 remotes=$3 port
+    local name=$1 interval=$2 remotes=$3 port interval_line=''
+    [[ -z $interval ]] || interval_line="interval = \"$interval\""
     shift 3
     port=$(free_port)
     status="http://127.0.0.1:$port"
@@ -31,7 +33,7 @@ daemon_start() {
     cat >"$daemon_dir/contactbox.toml" <<CONF
 store = "$daemon_dir/contacts.sqlite"
 [sync]
-interval = "$interval"
+$interval_line
 [panel]
 board = "simulated"
 [status]

@@ -101,6 +101,41 @@ case $GPIO_VM_BOOT in
 	;;
 esac
 
+# ==== Page remote, after the reboot (boot 3): the end of boot 2 ("Page remote" below) set the box up afresh, added
+# a CardDAV book of the host's Radicale from the page, and rebooted. The daemon starts with it, syncs it again, and
+# check-config lists it with its file.
+# page_book_found: the page's find ended found, with PAGE_URL among the books; page_synced_ok: a sync run of this
+# daemon ended ok (its counters start at 0 with each start)
+page_book_found() { setup_phase found && grep -q "\"url\":\"$PAGE_URL\"" /tmp/page.body; }
+page_synced_ok() {
+	curl -s http://127.0.0.1:8080/metrics |
+		awk '$1 ~ /^contactbox_sync_runs_total/ && index($1, "outcome=\"ok\"") { n += $2 } END { exit !(n >= 1) }'
+}
+if [ "$GPIO_VM_BOOT" = 3 ]; then
+	page_remote=$(sed -n 's/^name = "\(.*\)"$/\1/p' /var/lib/contactbox/settings.toml 2>/dev/null | head -n 1)
+	check "Page remote: after the reboot the service is active" within 120 sh -c "[ \"\$(systemctl is-active $unit)\" = active ]"
+	check "Page remote: it starts with the page's remote ($page_remote), not on the setup look" \
+		wait_status '"name":"'"$page_remote"'","kind":"carddav"' 60
+	check "Page remote: its start-up sync after the reboot ends ok" within "$SYNC_BOUND_S" page_synced_ok
+	check "Page remote: the page shows last_result ok and its $PAGE_CONTACTS contacts" status_has \
+		'"contacts":'"$PAGE_CONTACTS"'[,}].*"name":"'"$page_remote"'","kind":"carddav","last_result":"ok"'
+	check "Page remote: the LEDs show the idle look" idle 60
+	runuser -u contactbox -- contactbox check-config >/tmp/check-config.txt 2>&1
+	sed 's/^/  | /' /tmp/check-config.txt
+	check "Page remote: check-config lists it with settings.toml and its line, configuration OK" sh -c \
+		'grep -q "^  remote \"'"$page_remote"'\" (/var/lib/contactbox/settings.toml:[0-9]*):" /tmp/check-config.txt &&
+		grep -q "^configuration OK" /tmp/check-config.txt'
+	if journalctl -b --no-pager -o cat -u "$unit" | grep -E 'EPERM|SIGSYS|Read-only file system|Operation not permitted|Permission denied' >/tmp/denied.txt; then
+		fail "Page remote: nothing denied in the journal since the reboot"
+		head -n 20 /tmp/denied.txt | sed 's/^/  | /'
+	else
+		pass "Page remote: nothing denied in the journal since the reboot"
+	fi
+	[ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 60 | sed 's/^/  journal: /'
+	exit 0
+fi
+# ==== (end of Page remote, after the reboot)
+
 # ---- boot 2: First boot
 check "First boot: the service is active after the reboot" within 120 sh -c "[ \"\$(systemctl is-active $unit)\" = active ]"
 ready_us=$(($(show ActiveEnterTimestampMonotonic) - $(show ExecMainStartTimestampMonotonic)))
@@ -371,3 +406,34 @@ systemd-analyze security --no-pager "$unit" >/tmp/security.txt 2>&1
 grep -E 'Overall exposure level' /tmp/security.txt | sed 's/^/  /'
 check "Sandbox: systemd-analyze security prints its score" grep -q 'Overall exposure level' /tmp/security.txt
 [ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 60 | sed 's/^/  journal: /'
+
+# ==== Page remote (issue: a remote added from the page survives a reboot): the box set up afresh, with the example
+# configuration and no store, starts on the setup look; a browser paired by the button finds the host's Radicale
+# from its root URL with its user and password, adds a book of it (PAGE_URL), and the first sync brings its
+# contacts; then a reboot, and boot 3 checks the rest (at the top, "Page remote, after the reboot").
+read -r page_started _ </proc/uptime
+systemctl stop "$unit"
+install -m 640 -o root -g contactbox "$src/Deploy/contactbox.example.toml" /etc/contactbox/contactbox.toml
+rm -rf /var/lib/contactbox/* /etc/systemd/system/$unit.service.d/credential.conf
+systemctl daemon-reload
+restart_box start
+check "Page remote: the box, without address books again, shows the setup look" wait_status '"state":"setup"' 60
+check "Page remote: a browser is paired by the button" pair_with_button
+check "Page remote: the page asks for the books at the host's Radicale root ($PAGE_ROOT)" test \
+	"$(page_request POST /api/setup "action=find&provider=carddav&address=$PAGE_ROOT&username=alice&password=$RADICALE_PASSWORD")" = 202
+check "Page remote: its books are found, $PAGE_URL among them" within 120 page_book_found
+check "Page remote: the page adds it" test "$(page_request POST /api/setup "action=add&books=$PAGE_URL")" = 202
+check "Page remote: it is tested and saved" within 120 setup_phase added
+sed 's/^/  | /' /tmp/page.body
+check "Page remote: in settings.toml, its password in secrets/ (0600), not in the file" sh -c \
+	'grep -q "url = \"$0\"" /var/lib/contactbox/settings.toml && ! grep -q "$1" /var/lib/contactbox/settings.toml &&
+	[ "$(stat -c %a /var/lib/contactbox/secrets/* | sort -u)" = 600 ]' "$PAGE_URL" "$RADICALE_PASSWORD"
+check "Page remote: the first sync brings its $PAGE_CONTACTS contacts" wait_status '"contacts":'"$PAGE_CONTACTS"'[,}]' "$SYNC_BOUND_S"
+check "Page remote: contactbox list shows them" sh -c \
+	'[ "$(contactbox list --db /var/lib/contactbox/contacts.sqlite | wc -l)" -ge '"$PAGE_CONTACTS"' ]'
+PAIRING_COOKIE='' PAIRING_TOKEN=''
+read -r page_ended _ </proc/uptime
+echo "the page's remote, from the stop of the box to its first sync: $((${page_ended%.*} - ${page_started%.*})) s"
+[ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 30 | sed 's/^/  journal: /'
+reboot_vm
+# ==== (end of Page remote)

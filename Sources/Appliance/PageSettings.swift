@@ -46,7 +46,8 @@ struct PageSettings: Sendable {
                 }
             return SettingsView.Remote(
                 name: remote.name, kind: kind, location: location, username: username, paused: remote.paused,
-                conflict: remote.conflictPolicy.rawValue, fixed: origin.isFixed, origin: origin.description)
+                conflict: remote.conflictPolicy.rawValue, signsIn: remote.signsIn, fixed: origin.isFixed,
+                origin: origin.description)
         }
         return .view(
             SettingsView(

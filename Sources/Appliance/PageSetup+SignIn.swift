@@ -16,6 +16,8 @@ struct SignIn: Sendable {
     /// The issuer as the remote will name it (its client secret apart).
     var settings: OAuthSettings
     var clientSecret: String?
+    /// Signing an existing remote in again: its name (the tokens replace its refresh token).
+    var remote: String?
 }
 
 /// Signing in from the page (Google, or another issuer): *sign-in* makes the address to open, where the person
@@ -24,6 +26,7 @@ struct SignIn: Sendable {
 /// added as any others are, the refresh token in the remote's password file.
 extension PageSetup {
     func signIn(_ form: [String: String]) -> SetupAnswer {
+        if let remote = form["remote"] { return signInAgain(remote, browser: form["@browser"]) }
         guard let provider = form["provider"].flatMap(SetupProvider.init(rawValue:)), provider.signsIn else {
             return .refused(status: 400, message: "Choose Google, or another server that signs in.")
         }
@@ -71,12 +74,49 @@ extension PageSetup {
             attempt: AuthorizationAttempt(issuer: issuer, loginHint: provider == .google ? username : nil),
             browser: form["@browser"], provider: provider, username: username, address: address, settings: settings,
             clientSecret: issuer.clientSecret)
+        return open(signIn)
+    }
+
+    /// *Sign in again* for a remote of the settings file whose grant was revoked or expired: its issuer and client
+    /// as saved, a new sign-in; the tokens it gives replace the remote's refresh token (after a test listing).
+    private func signInAgain(_ name: String, browser: String?) -> SetupAnswer {
+        let check = Configuration.checked(path: configPath, readingSecrets: false)
+        guard let configuration = check.configuration,
+            let remote = configuration.remotes.first(where: { $0.name == name }),
+            case .carddav(let card) = remote.kind, let oauth = card.oauth
+        else {
+            return .refused(status: 400, message: "There is no address book named \(name) that signs in.")
+        }
+        guard !check.origin(of: .remote(name)).isFixed else {
+            return .refused(
+                status: 409,
+                message: "\(name) is set by the administrator: sign it in again with contactbox remote sign-in.")
+        }
+        let clientSecret: String?
+        do {
+            clientSecret = try oauth.clientSecret?.read()
+        } catch {
+            return .refused(status: 500, message: "The client secret of \(name) cannot be read: \(error)")
+        }
+        let issuer = OAuthIssuer(
+            authorizationURL: oauth.authorizationURL, tokenURL: oauth.tokenURL, scope: oauth.scope,
+            clientID: oauth.clientID, clientSecret: clientSecret)
+        let provider: SetupProvider = oauth.provider == "google" ? .google : .oauth
+        return open(
+            SignIn(
+                attempt: AuthorizationAttempt(issuer: issuer, loginHint: provider == .google ? card.username : nil),
+                browser: browser, provider: provider, username: card.username, address: card.url, settings: oauth,
+                clientSecret: clientSecret, remote: name))
+    }
+
+    /// The sign-in waits for the pasted answer, unless another step runs.
+    private func open(_ signIn: SignIn) -> SetupAnswer {
         let now = monotonicMillis()
         let started = state.withLock { state -> Bool in
             guard !state.isRunning else { return false }
             state.phase = .signingIn
-            state.provider = provider
-            state.remote = nil
+            state.provider = signIn.provider
+            state.remote = signIn.remote
             state.account = nil
             state.books = []
             state.message = nil
@@ -104,6 +144,7 @@ extension PageSetup {
         } catch {
             return .refused(status: 400, message: "The address pasted: \(error.message).")
         }
+        if let remote = signIn.remote { return signedInAgain(remote, code: code, signIn: signIn) }
         return start(.signedIn) { (setup) throws(SetupFailure) in
             let grant = try setup.exchange(code, for: signIn.attempt)
             let account = AddressBookSetup.Account(
@@ -118,6 +159,20 @@ extension PageSetup {
                 state.books = books
                 state.signIn = nil
                 state.phase = .found
+            }
+        }
+    }
+
+    private func signedInAgain(_ name: String, code: String, signIn: SignIn) -> SetupAnswer {
+        start(.signedIn, remote: name) { (setup) throws(SetupFailure) in
+            let grant = try setup.exchange(code, for: signIn.attempt)
+            // Its new refresh token is its password now, tested with the access token first.
+            try setup.replacePassword(
+                of: name, with: Array((grant.refreshToken ?? "").utf8), bearer: IssuedToken(grant.accessToken))
+            return { state in
+                state.signIn = nil
+                state.added = [name]
+                state.phase = .added
             }
         }
     }

@@ -211,11 +211,14 @@ final class PageSetup: Sendable {
                 } else {
                     apply = { $0.fail("The administrator's configuration has a problem: \(check.errors[0])") }
                 }
-                let (phase, added) = state.withLock { state in
+                let (phase, added, remote) = state.withLock { state in
                     apply(&state)
-                    return (state.phase, state.added)
+                    return (state.phase, state.added, state.remote)
                 }
-                if phase == .added {
+                if phase == .added, let remote {
+                    logger.notice("Signed in again on the status page", metadata: ["remote.name": "\(remote)"])
+                    saved()
+                } else if phase == .added {
                     logger.notice(
                         "Address book added on the status page",
                         metadata: ["remotes": "\(added.joined(separator: ", "))"])

@@ -103,6 +103,14 @@ extension ConfigurationReader {
     }
 }
 
+extension RemoteSettings {
+    /// Whether it logs in with OAuth.
+    public var signsIn: Bool {
+        guard case .carddav(let card) = kind else { return false }
+        return card.oauth != nil
+    }
+}
+
 extension OAuthSettings {
     /// The settings file's lines for these settings: the preset's name instead of its endpoints.
     func settingsLines(quote: (String) -> String) -> [String] {

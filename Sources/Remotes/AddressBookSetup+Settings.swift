@@ -2,6 +2,7 @@ import CardDAV
 import Config
 import ContactStore
 import Glibc
+import HTTP
 
 extension AddressBookSetup {
     /// The remote that `candidate` becomes under `name`: a CardDAV book with its password in the secrets folder,
@@ -142,8 +143,12 @@ extension AddressBookSetup {
     /// to the remote's password file: an app password revoked or replaced at the provider, typed once more. A
     /// password that does not work is not saved, and the old one stays. A remote of the administrator's file, a
     /// folder, or one whose password is a systemd credential is refused: its password is not the page's to change.
+    /// For a remote that signs in, `password` is the new refresh token and `bearer` the access token that came
+    /// with it.
     @discardableResult
-    public func replacePassword(of name: String, with password: [UInt8]) throws(SetupFailure) -> TestOutcome {
+    public func replacePassword(
+        of name: String, with password: [UInt8], bearer: (any BearerTokens)? = nil
+    ) throws(SetupFailure) -> TestOutcome {
         if administratorRemotes.contains(name) {
             throw SetupFailure(
                 .refused,
@@ -157,7 +162,7 @@ extension AddressBookSetup {
         guard remote.passwordFile == settings.passwordPath(forRemote: name) else {
             throw SetupFailure(.invalid, "\(name) has no password the box keeps (a folder, or a systemd credential)")
         }
-        let outcome = try test(remote, password: password)
+        let outcome = try test(remote, password: password, bearer: bearer)
         do {
             try settings.savePassword(password, forRemote: name)
         } catch {

@@ -11,6 +11,8 @@ public struct SettingsView: Sendable, Equatable {
         public var paused: Bool
         /// Which side wins a conflict: `newest`, `local` or `remote`.
         public var conflict: String
+        /// Signs in with OAuth: the page offers *Sign in again* rather than a new password.
+        public var signsIn: Bool
         /// Set in /etc by the administrator: the page shows it and cannot change it.
         public var fixed: Bool
         /// "settings.toml:12" or "…contactbox.toml:30, fixed by the administrator".
@@ -18,8 +20,9 @@ public struct SettingsView: Sendable, Equatable {
 
         public init(
             name: String, kind: String, location: String, username: String?, paused: Bool, conflict: String = "newest",
-            fixed: Bool, origin: String
+            signsIn: Bool = false, fixed: Bool, origin: String
         ) {
+            self.signsIn = signsIn
             self.name = name
             self.kind = kind
             self.location = location
@@ -82,6 +85,7 @@ public struct SettingsView: Sendable, Equatable {
             w.jsonString(remote.username)
             w.raw(",\"paused\":\(remote.paused),\"conflict\":")
             w.jsonString(remote.conflict)
+            w.raw(",\"signs_in\":\(remote.signsIn)")
             w.raw(",\"fixed\":\(remote.fixed),\"origin\":")
             w.jsonString(remote.origin)
             w.raw("}")

@@ -9,7 +9,8 @@
 /// and its `#box-name`, `#page-password-form` (`#page-password-state`, `#page-password`, `#page-password-again`,
 /// `#page-password-remove`), `#settings-remotes` (one `li.setting-remote` per address book, `data-name`, with
 /// `.fixed`, or `details.remote-change` holding `button.pause` or `button.resume`, `form.rename` (`input`),
-/// `select.conflict`, `form.replace-password` (CardDAV only; `input`), `button.remove`, and once that is pressed
+/// `select.conflict`, `form.replace-password` (CardDAV with a password; `input`) or `button.sign-in-again` (OAuth:
+/// the sign-in shows in `#setup`), `button.remove`, and once that is pressed
 /// `.remove-confirm` with `button.remove-yes` and `button.remove-no`), `#settings-problems`, `#settings-result`.
 extension StatusPage {
     static let settingsSection = """
@@ -73,7 +74,12 @@ extension StatusPage {
             change.append(inlineForm("rename", name, "Rename", function (value) {
               changeSetting({action: "rename", remote: r.name, value: value});
             }), label);
-            if (r.kind === "carddav") {
+            if (r.signs_in) {
+              change.append(button("sign-in-again", "Sign in again", function () {
+                setupPost({action: "sign-in", remote: r.name});
+                byId("setup").scrollIntoView();
+              }));
+            } else if (r.kind === "carddav") {
               var password = document.createElement("input");
               password.type = "password";
               password.autocomplete = "new-password";
@@ -162,11 +168,14 @@ extension StatusPage {
               .catch(function () { result.textContent = "Cannot reach the box"; });
           }
           // Tested by the box (a login and a listing) before it is saved: a step of /api/setup, asked again until over.
+          var replacing = false;
           function replacePassword(name, password) {
             var result = byId("settings-result");
             result.textContent = "Testing the new password\\u2026";
+            replacing = true;
             function answered(response) {
               return response.json().then(function (v) {
+                if (v.phase !== "checking") replacing = false;
                 if (!response.ok && response.status !== 202) {
                   result.textContent = v.error || "Refused (HTTP " + response.status + ")";
                 } else if (v.phase === "checking") {
@@ -180,7 +189,7 @@ extension StatusPage {
             fetch("/api/setup", {method: "POST", headers: changeHeaders(),
               body: new URLSearchParams({action: "password", remote: name, password: password})})
               .then(answered)
-              .catch(function () { result.textContent = "Cannot reach the box"; });
+              .catch(function () { replacing = false; result.textContent = "Cannot reach the box"; });
           }
           byId("interval-form").addEventListener("submit", function (event) {
             event.preventDefault();

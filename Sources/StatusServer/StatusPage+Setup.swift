@@ -100,8 +100,11 @@ extension StatusPage {
             return item;
           }
           function renderSetup(v) {
-            // A remote's new password is the Settings section's step (`remote`): this one stays as it was.
-            if (v.remote !== null) v = Object.assign({}, v, {phase: "idle", message: null});
+            // A remote's new password is the Settings section's step: this one stays as it was. Signing a remote
+            // in again (`remote` too) is this section's.
+            if (replacing || (v.remote !== null && (v.phase === "checking" || v.phase === "replaced"))) {
+              v = Object.assign({}, v, {phase: "idle", message: null});
+            }
             setup = v;
             var section = byId("setup");
             section.hidden = false;
@@ -131,7 +134,8 @@ extension StatusPage {
               books.replaceChildren.apply(books, v.books.map(bookItem));
             }
             byId("setup-status").textContent = busy ? SETUP[v.phase] : v.phase === "failed" ? v.message :
-              v.phase === "added" ? "Added " + v.added.join(", ") + ": the first sync starts now." : "";
+              v.phase === "added" ? (v.remote !== null ? "Signed in again: " + v.remote + " syncs with it from now on." :
+                "Added " + v.added.join(", ") + ": the first sync starts now.") : "";
             clearTimeout(setupPoll);
             if (busy) setupPoll = setTimeout(loadSetup, 1500);
             // What was added is in the settings now.

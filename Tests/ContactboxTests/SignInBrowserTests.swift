@@ -12,7 +12,8 @@ import Testing
     .enabled(if: TestRequirement.runs(missing: ChromeDriver.missing), "\(ChromeDriver.missing ?? "")"),
     .timeLimit(.minutes(5)))
 struct SignInBrowserTests {
-    @Test("sign in, a wrong paste refused, consent, paste, add, sync; the access token renewed; revoked: login")
+    @Test(
+        "sign in, a wrong paste refused, consent, paste, add, sync; renewed on expiry; revoked: login; signed in again")
     func signIn() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
         let server = try BearerCardDAVServer()
@@ -119,7 +120,32 @@ struct SignInBrowserTests {
         }
         #expect(refused.contains("sign in again"), "\(refused)")
         #expect(try phone.saveScreenshot("signin-3-revoked").isPNG)
+
+        // Sign in again, from the address book's Change: one click, consent, paste; syncing again.
+        let remote = #"#settings-remotes li[data-name="contacts"]"#
+        _ = try phone.execute("document.querySelector('\(remote) details').open = true")
+        try phone.click(remote + " button.sign-in-again")
+        try phone.waitForAttribute("data-phase", of: "#setup", toBe: "signingIn")
+        let again = try #require(try phone.attribute("href", of: "#setup-signin-link"))
+        try phone.navigate(to: again)
+        try phone.click("#allow")
+        let landedAgain = try waitUntil("the redirect to the loopback address") {
+            let url = try phone.currentURL()
+            return url.hasPrefix("http://127.0.0.1:1/contactbox?") ? url : nil
+        }
+        try phone.navigate(to: page)
+        try phone.waitForAttribute("data-phase", of: "#setup", toBe: "signingIn")
+        _ = try phone.execute("document.getElementById('setup-pasted').value = arguments[0]", [.string(landedAgain)])
+        try phone.click("#setup-signin-button")
+        try phone.waitForText(of: "#setup-status", containing: "Signed in again: contacts", seconds: 60)
+        let back = RunCommandTests().waitForStatus(port: port, seconds: 60) {
+            $0.contains("\"state\":\"idle\"") && $0.contains("\"last_result\":\"ok\"")
+        }
+        #expect(back.contains("\"attention\":null"), "\(back)")
+        let newToken = try String(contentsOfFile: work.path + "/store/secrets/" + tokenFile, encoding: .utf8)
+        #expect(newToken != refreshToken, "the new sign-in's refresh token replaced the revoked one")
         let log = try work.read("daemon.log")
-        #expect(!log.contains(refreshToken) && !log.contains("ya29.") && !log.contains(oauth.clientSecret))
+        #expect(!log.contains(refreshToken) && !log.contains(newToken) && !log.contains("ya29."))
+        #expect(!log.contains(oauth.clientSecret))
     }
 }

@@ -54,7 +54,7 @@ struct SettingsPageTests {
                 == #"{"version":"00000000000000ff","sync":{"interval":"15m","fixed":false},"box":{"name":null,"fixed":true},"#
                 + #""page_password":{"set":false,"fixed":false},"#
                 + #""remotes":[{"name":"nas","kind":"vdir","location":"/mnt/nas","username":null,"paused":true,"#
-                + #""conflict":"newest","fixed":false,"#
+                + #""conflict":"newest","signs_in":false,"fixed":false,"#
                 + #""origin":"/var/lib/contactbox/settings.toml:3"}],"problems":["settings.toml:9: interval: \"soon\" is no duration"]}"#
                 + "\n")
 

@@ -85,7 +85,8 @@ let package = Package(
         .target(
             name: "Appliance",
             dependencies: [
-                "Sync", "Remotes", "ContactStore", "Config", "FrontPanel", "SafeText", "StatusServer", "SystemSupport",
+                "Sync", "Remotes", "ContactStore", "Config", "FrontPanel", "OAuth", "SafeText", "StatusServer",
+                "SystemSupport",
                 "CLinux", "CMalloc",
                 logging,
             ]),
@@ -111,8 +112,8 @@ let package = Package(
         .executableTarget(
             name: "contactbox-remote",
             dependencies: [
-                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "Remotes", "SafeText", "StatusServer",
-                "Sync", "SystemSupport",
+                "Appliance", "CardDAV", "CLISupport", "Config", "ContactStore", "OAuth", "Remotes", "SafeText",
+                "StatusServer", "Sync", "SystemSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging,
             ],

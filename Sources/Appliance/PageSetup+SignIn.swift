@@ -31,49 +31,26 @@ extension PageSetup {
             return .refused(status: 400, message: "Choose Google, or another server that signs in.")
         }
         let username = (form["username"] ?? "").trimmingWhitespace
-        let clientID = (form["client_id"] ?? "").trimmingWhitespace
-        let clientSecret = (form["client_secret"] ?? "").trimmingWhitespace
         let address = form["address"].map(\.trimmingWhitespace)
         guard !username.isEmpty else {
             return .refused(status: 400, message: "Give the account's address (the user name).")
         }
-        guard !clientID.isEmpty else {
+        if provider == .oauth, (address ?? "").isEmpty {
+            return .refused(status: 400, message: "Give the server's address.")
+        }
+        let chosen: (settings: OAuthSettings, issuer: OAuthIssuer)
+        do {
+            chosen = try AddressBookSetup.issuer(
+                provider, clientID: form["client_id"] ?? "", clientSecret: form["client_secret"],
+                authorizationURL: form["authorization_url"], tokenURL: form["token_url"], scope: form["scope"])
+        } catch {
             return .refused(
-                status: 400, message: "Give the client ID of your own OAuth client (the README says how to make one).")
+                status: 400, message: error.message.prefix(1).uppercased() + error.message.dropFirst() + ".")
         }
-        if !clientSecret.isEmpty, let problem = SettingsFile.passwordProblem(Array(clientSecret.utf8)) {
-            return .refused(status: 400, message: "The client secret: \(problem).")
-        }
-        let settings: OAuthSettings
-        if let preset = OAuthSettings.presets[provider.rawValue] {
-            settings = OAuthSettings(
-                provider: provider.rawValue, clientID: clientID, clientSecret: nil,
-                authorizationURL: preset.authorizationURL, tokenURL: preset.tokenURL, scope: preset.scope)
-        } else {
-            let (authorization, token, scope) = (
-                (form["authorization_url"] ?? "").trimmingWhitespace, (form["token_url"] ?? "").trimmingWhitespace,
-                (form["scope"] ?? "").trimmingWhitespace
-            )
-            guard
-                [authorization, token].allSatisfy({
-                    $0.lowercased().hasPrefix("https://") || $0.lowercased().hasPrefix("http://")
-                }),
-                !scope.isEmpty, !(address ?? "").isEmpty
-            else {
-                return .refused(
-                    status: 400,
-                    message: "Give the server's address, its sign-in and token addresses (https://...) and the scope.")
-            }
-            settings = OAuthSettings(
-                clientID: clientID, clientSecret: nil, authorizationURL: authorization, tokenURL: token, scope: scope)
-        }
-        let issuer = OAuthIssuer(
-            authorizationURL: settings.authorizationURL, tokenURL: settings.tokenURL, scope: settings.scope,
-            clientID: clientID, clientSecret: clientSecret.isEmpty ? nil : clientSecret)
         let signIn = SignIn(
-            attempt: AuthorizationAttempt(issuer: issuer, loginHint: provider == .google ? username : nil),
-            browser: form["@browser"], provider: provider, username: username, address: address, settings: settings,
-            clientSecret: issuer.clientSecret)
+            attempt: AuthorizationAttempt(issuer: chosen.issuer, loginHint: provider == .google ? username : nil),
+            browser: form["@browser"], provider: provider, username: username, address: address,
+            settings: chosen.settings, clientSecret: chosen.issuer.clientSecret)
         return open(signIn)
     }
 
@@ -147,10 +124,9 @@ extension PageSetup {
         if let remote = signIn.remote { return signedInAgain(remote, code: code, signIn: signIn) }
         return start(.signedIn) { (setup) throws(SetupFailure) in
             let grant = try setup.exchange(code, for: signIn.attempt)
-            let account = AddressBookSetup.Account(
-                provider: signIn.provider, username: signIn.username, password: Array((grant.refreshToken ?? "").utf8),
-                oauth: AddressBookSetup.SignedIn(
-                    settings: signIn.settings, clientSecret: signIn.clientSecret, accessToken: grant.accessToken))
+            let account = AddressBookSetup.account(
+                signIn.provider, username: signIn.username, settings: signIn.settings,
+                clientSecret: signIn.clientSecret, grant: grant)
             let books = try setup.discover(
                 signIn.provider, address: signIn.address, username: signIn.username, password: account.password,
                 bearer: account.bearer)

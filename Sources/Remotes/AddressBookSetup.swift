@@ -219,16 +219,3 @@ public struct AddressBookSetup: Sendable {
         }
     }
 }
-
-extension AddressBookSetup {
-    /// Trades a sign-in's code for tokens at the issuer (the code once, with the attempt's verifier).
-    public func exchange(_ code: String, for attempt: AuthorizationAttempt) throws(SetupFailure) -> TokenGrant {
-        let endpoint = TokenSources.endpoint(
-            attempt.issuer, caFile: nil, caPath: nil, userAgent: userAgent, logger: logger)
-        do {
-            return try endpoint.exchange(code: code, for: attempt)
-        } catch {
-            throw SetupFailure(error)
-        }
-    }
-}

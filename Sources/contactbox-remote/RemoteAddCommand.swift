@@ -2,6 +2,8 @@ import ArgumentParser
 import CLISupport
 import CardDAV
 import Config
+import Glibc
+import OAuth
 import Remotes
 import SafeText
 
@@ -20,6 +22,12 @@ struct RemoteAddCommand: ParsableCommand {
             The password is read from standard input when it is not a terminal (one line), else at a prompt that \
             does not show it; never from an argument, which other users of the box can see. Make an app password \
             for the box rather than using the account's own.
+
+            Google (and --provider oauth, any server that takes OAuth tokens) signs in instead: with \
+            --client-id and --client-secret-file of your own OAuth client (the README says how to make one), the \
+            command prints an address to open in any browser; sign in there and allow access, then paste the \
+            address the browser ends on (it begins with http://127.0.0.1 and does not load) at the prompt, or on \
+            standard input. The refresh token is kept in secrets/ as a password is.
 
             Where each provider makes its app password:
             \(SetupProvider.allCases.map { "- \($0.rawValue): \($0.passwordHelp)" }.joined(separator: "\n"))
@@ -55,6 +63,23 @@ struct RemoteAddCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The remote's name, when one book is added (default: from the book's name)."))
     var name: String?
 
+    @Option(help: ArgumentHelp("Signing in (google, oauth): your OAuth client's ID.", valueName: "id"))
+    var clientID: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Signing in: a file holding the client's secret (saved in secrets/ with the remote).", valueName: "path"))
+    var clientSecretFile: String?
+
+    @Option(help: ArgumentHelp("--provider oauth: the issuer's sign-in address.", valueName: "url"))
+    var authorizationURL: String?
+
+    @Option(help: ArgumentHelp("--provider oauth: the issuer's token address.", valueName: "url"))
+    var tokenURL: String?
+
+    @Option(help: ArgumentHelp("--provider oauth: the scope to ask for.", valueName: "scope"))
+    var scope: String?
+
     func validate() throws {
         guard let provider = SetupProvider(rawValue: provider) else {
             throw ValidationError(
@@ -65,6 +90,10 @@ struct RemoteAddCommand: ParsableCommand {
             throw ValidationError(provider == .folder ? "give the folder's path" : "give the server's URL")
         }
         if all, !book.isEmpty { throw ValidationError("give --all or --book, not both") }
+        if provider.signsIn, clientID?.isEmpty ?? true { throw ValidationError("give --client-id to sign in") }
+        if !provider.signsIn, clientID != nil || clientSecretFile != nil {
+            throw ValidationError("--client-id and --client-secret-file are for --provider google or oauth")
+        }
         // The daemon reads the file from its own folder: a path relative to this shell's would name another.
         if let caFile, !caFile.hasPrefix("/") { throw ValidationError("give --ca-file as a full path, from /") }
     }
@@ -74,7 +103,9 @@ struct RemoteAddCommand: ParsableCommand {
         let (setup, _, configuration) = try RemoteCommand.setup(config)
         var account = AddressBookSetup.Account(
             provider: provider, username: username ?? "", password: [], caFile: caFile)
-        if provider.needsLogin {
+        if provider.signsIn {
+            account = try signIn(provider, setup: setup)
+        } else if provider.needsLogin {
             if PasswordInput.standardInputIsTerminal { Terminal.note(provider.passwordHelp) }
             guard let password = PasswordInput.read(prompt: "App password for \(account.username) (not shown): ")
             else {
@@ -87,7 +118,7 @@ struct RemoteAddCommand: ParsableCommand {
         do {
             found = try setup.discover(
                 provider, address: address, username: account.username, password: account.password,
-                caFile: caFile)
+                caFile: caFile, bearer: account.bearer)
         } catch {
             throw RemoteCommand.fail(error)
         }
@@ -113,7 +144,7 @@ struct RemoteAddCommand: ParsableCommand {
         for candidate in chosen {
             let remote = setup.remote(for: candidate, account: account, name: name ?? "new")
             do {
-                let outcome = try setup.test(remote, password: account.password)
+                let outcome = try setup.test(remote, password: account.password, bearer: account.bearer)
                 Terminal.notice(
                     "\(printable(candidate.url)): the test worked, \(outcome.contacts) contact\(outcome.contacts == 1 ? "" : "s")"
                 )
@@ -139,6 +170,48 @@ struct RemoteAddCommand: ParsableCommand {
         }
         for remote in added {
             print("added \(remote.name): \(RemoteCommand.reloadAdvice)")
+        }
+    }
+
+    /// Signs in at the issuer: the address to open, the one the browser ends on pasted back, the code traded for
+    /// tokens. The account's password is then the refresh token.
+    private func signIn(_ provider: SetupProvider, setup: AddressBookSetup) throws -> AddressBookSetup.Account {
+        var secret: String?
+        if let clientSecretFile {
+            do {
+                secret = try SecretSource.file(clientSecretFile).read()
+            } catch {
+                Terminal.error(error.description)
+                throw ExitCode.validationFailure
+            }
+        }
+        let username = username ?? ""
+        do {
+            let chosen = try AddressBookSetup.issuer(
+                provider, clientID: clientID ?? "", clientSecret: secret, authorizationURL: authorizationURL,
+                tokenURL: tokenURL, scope: scope)
+            let attempt = AuthorizationAttempt(issuer: chosen.issuer, loginHint: provider == .google ? username : nil)
+            print("Open this address in a browser, sign in and allow access:\n\n\(attempt.url)\n")
+            // Out now, not when the buffer fills: a script reads it before it pastes the answer (nil: every stream).
+            fflush(nil)
+            Terminal.note("The browser then shows an address it cannot open (http://127.0.0.1:1/...): copy it whole.")
+            guard let pasted = PasswordInput.answer(prompt: "Paste that address here: ") else {
+                Terminal.error("nothing was pasted")
+                throw ExitCode.validationFailure
+            }
+            let code: String
+            do {
+                code = try attempt.code(fromPasted: pasted)
+            } catch {
+                throw SetupFailure(error)
+            }
+            let grant = try setup.exchange(code, for: attempt)
+            Terminal.notice("signed in")
+            return AddressBookSetup.account(
+                provider, username: username, settings: chosen.settings, clientSecret: chosen.issuer.clientSecret,
+                grant: grant)
+        } catch let failure as SetupFailure {
+            throw RemoteCommand.fail(failure)
         }
     }
 

@@ -96,8 +96,15 @@ extension OAuthStandIn {
         redirectURI: String = "http://127.0.0.1:9/callback", state: String = "test-state", pkce: PKCE,
         scope: String = OAuthStandIn.carddavScope, offline: Bool = true, allow: Bool = true
     ) throws -> Redirect {
-        let url = authorizationRequestURL(
-            redirectURI: redirectURI, state: state, challenge: pkce.challenge, scope: scope, offline: offline)
+        try consent(
+            to: authorizationRequestURL(
+                redirectURI: redirectURI, state: state, challenge: pkce.challenge, scope: scope, offline: offline),
+            allow: allow)
+    }
+
+    /// The person at the consent page of an authorization request `url` (one the box made, say): Allow (or Deny),
+    /// and where the issuer sends the browser then.
+    public func consent(to url: String, allow: Bool = true) throws -> Redirect {
         let page = try curlRequest("GET", url, user: nil, includeHeaders: true)
         if page.status == 302, let location = page.headers["location"] { return Self.redirect(location) }
         guard page.status == 200, let match = page.body.firstMatch(of: /name="request" value="([^"]*)"/) else {

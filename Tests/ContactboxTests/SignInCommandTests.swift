@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `contactbox remote add --provider oauth` in a terminal-less run, as a script over SSH does it: the address to
+/// open printed, consent given at the issuer (the test's stand-in for Google's, `OAuthStandIn`), the address the
+/// browser ends on written to standard input; then the books found with the token, tested, added, and synced.
+@Suite(
+    "Signing in from the command line", .serialized,
+    .enabled(if: BearerCardDAVServer.runs, "\(BearerCardDAVServer.skipNote)"), .timeLimit(.minutes(3)))
+struct SignInCommandTests {
+    @Test("remote add signs in: the address printed, the answer pasted, the book added with its refresh token")
+    func remoteAdd() throws {
+        let server = try BearerCardDAVServer()
+        let oauth = server.oauth
+        try server.radicale.seedCards([("ann.vcf", card("ann", "Ann Example"))])
+        let work = try Workspace()
+        let config = try administratorConfig(work)
+        let secretFile = try work.file("client-secret", oauth.clientSecret + "\n")
+        // Refused when others may read it, as a password file is.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: contactboxBinary)
+        process.arguments = [
+            "remote", "add", "--config", config, "--provider", "oauth", server.baseURL, "--username", oauth.user,
+            "--client-id", oauth.clientID, "--client-secret-file", secretFile, "--authorization-url",
+            oauth.authorizationURL, "--token-url", oauth.tokenURL, "--scope", OAuthStandIn.carddavScope, "--all",
+        ]
+        let (input, output, errors) = (Pipe(), Pipe(), Pipe())
+        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // The address to open, read as it is printed.
+        var printed = ""
+        let url = try waitUntil("the address to open", seconds: 30) { () -> String? in
+            printed += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            if !process.isRunning {
+                let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                throw TestServerFailure("remote add ended (\(process.terminationStatus)): \(printed) \(stderr)")
+            }
+            return printed.split(separator: "\n").first { $0.hasPrefix(oauth.authorizationURL + "?") }.map(String.init)
+        }
+        let redirect = try oauth.consent(to: url)
+        #expect(redirect.location.hasPrefix("http://127.0.0.1:1/contactbox?"), "\(redirect.location)")
+        input.fileHandleForWriting.write(Data((redirect.location + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect((printed + rest).contains("added contacts"), "\(printed + rest)")
+        #expect(stderr.contains("the test worked, 1 contact"), "\(stderr)")
+
+        let settings = try work.read("store/settings.toml")
+        #expect(settings.contains("auth = \"oauth\"") && settings.contains("oauth_token_url"))
+        #expect(!settings.contains(oauth.clientSecret))
+        let secret = try String(contentsOfFile: work.path + "/store/secrets/contacts.client-secret", encoding: .utf8)
+        #expect(secret == oauth.clientSecret)
+        // The daemon's own sync with the saved refresh token: the access token is renewed from it.
+        let sync = try contactbox(["sync", "--config", config])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try contactbox(["show", "--db", work.db, "ann"]).stdout.contains("Ann Example"))
+        #expect(try oauth.log().refreshes >= 1)
+        #expect(!(sync.stdout + sync.stderr + stderr).contains("1//"), "no refresh token printed")
+    }
+}

@@ -142,8 +142,8 @@ let package = Package(
         .testTarget(
             name: "RemotesTests",
             dependencies: [
-                "CardDAV", "Config", "ContactStore", "HTTP", "Remotes", "Sync", "SystemSupport", "TestSupport", "VCard",
-                logging,
+                "CardDAV", "Config", "ContactStore", "HTTP", "OAuth", "Remotes", "Sync", "SystemSupport", "TestSupport",
+                "VCard", logging,
             ]),
         .testTarget(
             name: "ApplianceTests",

@@ -9,12 +9,14 @@ import Synchronization
 /// token endpoint, and to `saveRefreshToken` when the issuer hands out a new one.
 public final class TokenSource: BearerTokens {
     /// A token this close to its expiry is renewed before it is sent: a request takes that long at most to begin.
+    /// One that lives less than twice this is renewed halfway through its life instead.
     static let renewBefore = Duration.seconds(60)
 
     private struct State {
         var refreshToken: String
         var accessToken: String?
-        var expires: ContinuousClock.Instant?
+        /// When to renew it (before it expires); nil: when a server refuses it.
+        var renewAt: ContinuousClock.Instant?
         var needsSignIn = false
     }
 
@@ -39,7 +41,7 @@ public final class TokenSource: BearerTokens {
     public func current() throws(HTTPError) -> String? {
         let now = ContinuousClock.now
         let (valid, refreshToken, needsSignIn) = state.withLock { state -> (String?, String, Bool) in
-            let fresh = state.expires.map { now + Self.renewBefore < $0 } ?? true
+            let fresh = state.renewAt.map { now < $0 } ?? true
             return (fresh ? state.accessToken : nil, state.refreshToken, state.needsSignIn)
         }
         if let valid { return valid }
@@ -59,7 +61,7 @@ public final class TokenSource: BearerTokens {
         let rotated = grant.refreshToken.flatMap { $0 == refreshToken ? nil : $0 }
         state.withLock {
             $0.accessToken = grant.accessToken
-            $0.expires = grant.expiresIn.map { now + $0 }
+            $0.renewAt = grant.expiresIn.map { now + max($0 - Self.renewBefore, $0 / 2) }
             if let rotated { $0.refreshToken = rotated }
         }
         // A rotated refresh token replaces the old one, which the issuer may refuse from now on.

@@ -64,4 +64,67 @@ struct SignInCommandTests {
         #expect(try oauth.log().refreshes >= 1)
         #expect(!(sync.stdout + sync.stderr + stderr).contains("1//"), "no refresh token printed")
     }
+
+    @Test("a sync whose access token expires in the middle renews it and goes on; no token in a debug log")
+    func expiryMidSync() throws {
+        // Rotating refresh tokens, as some issuers do: the new one is saved for the next run.
+        let server = try BearerCardDAVServer(oauth: try OAuthStandIn(rotateRefreshTokens: true))
+        let oauth = server.oauth
+        // Contacts of the box's own, sent one request each: the expiry falls between them.
+        let count = 400
+        let tokens = try oauth.issueTokens()
+        let work = try Workspace()
+        let cards = (0..<count).map { card("c\($0)", "Person \($0)") }.joined()
+        #expect(try contactbox(["import", "--db", work.db, try work.file("in.vcf", cards)]).status == 0)
+        let tokenFile = try work.file("google.password", tokens.refresh)
+        let secretFile = try work.file("client-secret", oauth.clientSecret)
+        for file in [tokenFile, secretFile] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+        let config = try administratorConfig(
+            work,
+            blocks: """
+                [[remote]]
+                name = "book"
+                kind = "carddav"
+                url = "\(server.addressBookURL())"
+                username = "\(oauth.user)"
+                password_file = "\(tokenFile)"
+                auth = "oauth"
+                oauth_client_id = "\(oauth.clientID)"
+                oauth_client_secret_file = "\(secretFile)"
+                oauth_authorization_url = "\(oauth.authorizationURL)"
+                oauth_token_url = "\(oauth.tokenURL)"
+                oauth_scope = "\(OAuthStandIn.carddavScope)"
+                """)
+        let sync = Process()
+        sync.executableURL = URL(fileURLWithPath: contactboxBinary)
+        sync.arguments = ["sync", "--config", config]
+        sync.environment = ProcessInfo.processInfo.environment.merging(["CONTACTBOX_LOG_LEVEL": "debug"]) { $1 }
+        let (output, errors) = (Pipe(), Pipe())
+        (sync.standardOutput, sync.standardError) = (output, errors)
+        try sync.run()
+        // Every access token expires once the sync has begun sending cards.
+        try waitUntil("the sync to send cards", seconds: 60) {
+            let log = (try? String(contentsOfFile: server.accessLogPath, encoding: .utf8)) ?? ""
+            return log.contains("\"PUT ") ? true : nil
+        }
+        try oauth.expireAccessTokens()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        sync.waitUntilExit()
+        #expect(sync.terminationStatus == 0, "\(stderr.suffix(2000))")
+        let sent = try FileManager.default.contentsOfDirectory(atPath: server.radicale.collectionFolder())
+        #expect(sent.filter { $0.hasSuffix(".vcf") }.count == count, "every card reached the server")
+        let accessLog = try String(contentsOfFile: server.accessLogPath, encoding: .utf8)
+        #expect(accessLog.contains("\" 401 "), "a request was refused with the expired token")
+        let log = try oauth.log()
+        #expect(log.refreshes >= 2, "a token at the start, and one after the expiry: \(log.refreshes)")
+        #expect(stderr.contains("Access token renewed"), "the debug log says so")
+        let saved = try String(contentsOfFile: tokenFile, encoding: .utf8)
+        #expect(saved != tokens.refresh, "the rotated refresh token is saved")
+        for secret in [tokens.refresh, saved, tokens.access, oauth.clientSecret, "ya29."] {
+            #expect(!(stdout + stderr).contains(secret), "a token or secret in the output")
+        }
+    }
 }

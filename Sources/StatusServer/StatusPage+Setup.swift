@@ -43,8 +43,8 @@ extension StatusPage {
         <form id="setup-signin" hidden>
         <p>1. <a id="setup-signin-link" target="_blank" rel="noopener noreferrer">Open the sign-in page</a>, sign \
         in and allow access.</p>
-        <p>2. The browser then shows an address it cannot open (it begins with http://127.0.0.1). Copy that whole \
-        address and paste it here:</p>
+        <p>2. The browser then shows an address it cannot open (on 127.0.0.1, port 1). Copy that whole address \
+        from the address bar and paste it here:</p>
         <input id="setup-pasted" autocapitalize="none" spellcheck="false" autocomplete="off">
         <button id="setup-signin-button" type="submit">Continue</button> <button id="setup-signin-cancel" \
         class="secondary" type="button">Cancel</button>

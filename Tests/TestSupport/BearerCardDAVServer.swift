@@ -110,16 +110,10 @@ public final class BearerCardDAVServer {
             path = Self.setpriv
         }
         // A group of its own: a worker that outlives a killed master goes with it.
-        let process = try ChildProcess(
-            path: path, arguments: arguments, logPath: folder.file("nginx-start.log"), newProcessGroup: true)
-        self.process = process
-        do {
-            try process.waitUntilServing("nginx (port \(port))", seconds: 20, log: logTail) {
-                loopbackAccepts(port: port)
-            }
-        } catch {
-            stop()
-            throw error
+        process = try ChildProcess(
+            path: path, arguments: arguments, logPath: folder.file("nginx-start.log"), newProcessGroup: true
+        ).serving("nginx (port \(port))", log: logTail) {
+            loopbackAccepts(port: port)
         }
     }
 

@@ -154,6 +154,24 @@ extension ChildProcess {
         return Outcome(status: status, stdout: text(outPath), stderr: text(errPath))
     }
 
+    /// The process once it serves (``waitUntilServing(_:seconds:log:ready:)``); stopped again when it does not.
+    public func serving(
+        _ name: String, seconds: Double = 20, log: () -> String, ready: () -> Bool
+    ) throws(TestServerFailure) -> ChildProcess {
+        do {
+            try waitUntilServing(name, seconds: seconds, log: log, ready: ready)
+        } catch {
+            terminate()
+            throw error
+        }
+        return self
+    }
+
+    /// The last 2,000 characters of a server's log file, for a failure's message.
+    public static func tail(of path: String) -> String {
+        String(((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").suffix(2000))
+    }
+
     /// Waits until `ready()` (a server answering on its port), polling every 50 ms; fails, saying which and with
     /// `log()`'s tail, when the process exits first or `seconds` pass. The caller stops the process on a failure.
     public func waitUntilServing(

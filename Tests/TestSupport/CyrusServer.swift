@@ -86,21 +86,15 @@ public final class CyrusServer: CardDAVTestServer {
     /// Starts master and waits for its HTTP port and its IMAP socket.
     public func start() throws {
         guard !isRunning else { return }
-        let process = try ChildProcess(
+        process = try ChildProcess(
             path: Self.master,
             arguments: [
                 "-C", dataFolder + "/imapd.conf", "-M", dataFolder + "/cyrus.conf", "-p", dataFolder + "/master.pid",
                 "-L", dataFolder + "/master.log",
             ],
-            logPath: logPath, newProcessGroup: true)
-        self.process = process
-        do {
-            try process.waitUntilServing("Cyrus (port \(port))", seconds: 30, log: logTail) {
-                loopbackAccepts(port: port) && access(dataFolder + "/socket/imap", F_OK) == 0
-            }
-        } catch {
-            stop()
-            throw error
+            logPath: logPath, newProcessGroup: true
+        ).serving("Cyrus (port \(port))", seconds: 30, log: logTail) {
+            loopbackAccepts(port: port) && access(dataFolder + "/socket/imap", F_OK) == 0
         }
     }
 

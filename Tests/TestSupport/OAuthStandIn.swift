@@ -100,15 +100,10 @@ public final class OAuthStandIn {
     /// Starts the server (again: on the same port, with everything it knew forgotten).
     public func start() throws {
         guard !isRunning else { return }
-        let process = try ChildProcess(path: python, arguments: arguments, logPath: logPath)
-        self.process = process
-        do {
-            try process.waitUntilServing("the OAuth stand-in (port \(port))", seconds: 20, log: logTail) {
-                loopbackAccepts(port: port)
-            }
-        } catch {
-            stop()
-            throw error
+        process = try ChildProcess(path: python, arguments: arguments, logPath: logPath).serving(
+            "the OAuth stand-in (port \(port))", log: logTail
+        ) {
+            loopbackAccepts(port: port)
         }
     }
 
@@ -118,10 +113,7 @@ public final class OAuthStandIn {
         process = nil
     }
 
-    public func logTail() -> String {
-        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return String(text.suffix(2000))
-    }
+    public func logTail() -> String { ChildProcess.tail(of: logPath) }
 
     // MARK: - Test controls (the stand-in's /admin/ endpoints: only for tests)
 

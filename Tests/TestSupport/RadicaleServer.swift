@@ -93,17 +93,10 @@ public final class RadicaleServer {
     /// Starts the server (again: on the same port and storage, so a client sees the server come back).
     public func start() throws {
         guard !isRunning else { return }
-        let process = try ChildProcess(
-            path: python, arguments: ["-m", "radicale", "--config", configPath], logPath: logPath)
-        self.process = process
-
-        do {
-            try process.waitUntilServing("Radicale (port \(port))", seconds: 20, log: logTail) {
-                loopbackAccepts(port: port)
-            }
-        } catch {
-            stop()
-            throw error
+        process = try ChildProcess(
+            path: python, arguments: ["-m", "radicale", "--config", configPath], logPath: logPath
+        ).serving("Radicale (port \(port))", log: logTail) {
+            loopbackAccepts(port: port)
         }
     }
 
@@ -177,10 +170,7 @@ public final class RadicaleServer {
 
     // MARK: - Setup
 
-    public func logTail() -> String {
-        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return String(text.suffix(2000))
-    }
+    public func logTail() -> String { ChildProcess.tail(of: logPath) }
 
     private static func configuration(
         port: Int, storage: String, htpasswd: String, tls: TLS?, logRequests: Bool, authentication: Authentication

@@ -51,21 +51,15 @@ public final class XandikosServer: CardDAVTestServer {
     /// Starts the server (again: on the same port and storage).
     public func start() throws {
         guard !isRunning else { return }
-        let process = try ChildProcess(
+        process = try ChildProcess(
             path: xandikos,
             arguments: [
                 "serve", "-d", storageFolder, "--defaults", "-l", "127.0.0.1", "-p", String(port),
                 "--no-detect-systemd", "--state-dir", folder.file("state"),
             ],
-            logPath: logPath)
-        self.process = process
-        do {
-            try process.waitUntilServing("Xandikos (port \(port))", seconds: 30, log: logTail) {
-                loopbackAccepts(port: port)
-            }
-        } catch {
-            stop()
-            throw error
+            logPath: logPath
+        ).serving("Xandikos (port \(port))", seconds: 30, log: logTail) {
+            loopbackAccepts(port: port)
         }
     }
 
@@ -74,10 +68,7 @@ public final class XandikosServer: CardDAVTestServer {
         process = nil
     }
 
-    public func logTail() -> String {
-        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return String(text.suffix(2000))
-    }
+    public func logTail() -> String { ChildProcess.tail(of: logPath) }
 }
 
 @available(*, unavailable) extension XandikosServer: Sendable {}

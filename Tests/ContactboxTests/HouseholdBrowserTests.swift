@@ -17,23 +17,15 @@ struct HouseholdBrowserTests {
     @Test("pair, refused logins in words, find and add Radicale, first sync, a folder, the interval, remove, forget")
     func household() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
-        let work = try Workspace()
         let server = try RadicaleServer()
         try server.createAddressBook()
         try server.seedCards([("ann.vcf", card("ann", "Ann Example"))])
         let unknownAuthority = try RadicaleServer(tls: .trusted())
+        let box = try FreshBox()
+        let (work, port, page) = (box.work, box.port, box.page)
         let kitchen = work.path + "/kitchen"
         try FileManager.default.createDirectory(atPath: kitchen, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: work.path + "/store", withIntermediateDirectories: true)
-        let port = try freeLoopbackPort()
         let closedPort = try freeLoopbackPort()
-        // The administrator's file sets no interval: the household's to choose.
-        let config = try work.file(
-            "contactbox.toml",
-            "store = \"\(work.db)\"\n[panel]\nboard = \"simulated\"\n[status]\nlisten = \"127.0.0.1:\(port)\"\n")
-        let daemon = try RunCommandTests().start(config, log: work.path + "/daemon.log")
-        defer { _ = RunCommandTests().stop(daemon) }
-        let page = "http://127.0.0.1:\(port)/"
 
         let driver = try ChromeDriver()
         let phone = try driver.session(width: Self.phoneWidth)
@@ -50,12 +42,7 @@ struct HouseholdBrowserTests {
         #expect(refused.hasPrefix("403 "), "\(refused)")
         #expect(refused.contains("press"), "\(refused)")
 
-        // Paired with the one-time code of `contactbox pair`, as a box without a button is.
-        let code = try #require(
-            try contactbox(["pair", "--db", work.db]).stdout.split(separator: "\n").first?.split(separator: " ").last)
-        try phone.sendKeys(String(code), to: "#pair-code")
-        try phone.click("#code-form button[type=submit]")
-        try phone.waitForAttribute("data-pairing", of: "#pairing", toBe: "paired")
+        try box.pair(phone)
         try phone.waitForAttribute("data-phase", of: "#setup", toBe: "idle")
         try shot(phone, "2-paired")
 

@@ -19,24 +19,14 @@ struct SignInBrowserTests {
         let server = try BearerCardDAVServer()
         let oauth = server.oauth
         try server.radicale.seedCards([("ann.vcf", card("ann", "Ann Example"))])
-        let work = try Workspace()
-        try FileManager.default.createDirectory(atPath: work.path + "/store", withIntermediateDirectories: true)
-        let port = try freeLoopbackPort()
-        let config = try work.file(
-            "contactbox.toml",
-            "store = \"\(work.db)\"\n[panel]\nboard = \"simulated\"\n[status]\nlisten = \"127.0.0.1:\(port)\"\n")
-        let daemon = try RunCommandTests().start(config, log: work.path + "/daemon.log")
-        defer { _ = RunCommandTests().stop(daemon) }
-        let page = "http://127.0.0.1:\(port)/"
+        let box = try FreshBox()
+        let (work, port, page) = (box.work, box.port, box.page)
 
         let driver = try ChromeDriver()
         let phone = try driver.session(width: HouseholdBrowserTests.phoneWidth)
         try phone.navigate(to: page)
         try phone.waitForAttribute("data-state", of: "#state", toBe: "setup")
-        let code = try #require(
-            try contactbox(["pair", "--db", work.db]).stdout.split(separator: "\n").first?.split(separator: " ").last)
-        try phone.sendKeys(String(code), to: "#pair-code")
-        try phone.click("#code-form button[type=submit]")
+        try box.pair(phone)
         try phone.waitForAttribute("data-phase", of: "#setup", toBe: "idle")
 
         // Another server that signs in: its address, the account, the client, the issuer's addresses.

@@ -54,6 +54,8 @@ public final class Daemon {
     private(set) var configuration: Configuration
     /// The status page: over HTTP, and over HTTPS too when `[status]` gives a certificate.
     var servers: [StatusServer] = []
+    /// The page's password the servers ask for now (nil: none), to tell a new one at a reload.
+    var pagePassword: String?
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
     var stopRequested = false
@@ -243,6 +245,7 @@ public final class Daemon {
         serverSettings.allowedHosts = settings.allowedHosts
         do {
             serverSettings.password = try settings.password?.read()
+            pagePassword = serverSettings.password
         } catch {
             logger.error("Status page unavailable", metadata: ["status.error": "\(error)"])
             return
@@ -326,7 +329,7 @@ public final class Daemon {
         if new.panel != configuration.panel || status != configuration.status {
             logger.warning("Panel and status page settings take effect at the next restart")
         }
-        if new.status.password != configuration.status.password { changePagePassword(new.status.password) }
+        changePagePassword(new.status.password)
         configuration = new
         worker.reconfigure(new, changes: remoteChanges)
         publishBoxName()
@@ -334,12 +337,15 @@ public final class Daemon {
         send(.reloaded(new))
     }
 
-    /// The page's password, set or changed on the page (or in /etc) and read again: the running servers ask for the
-    /// new one from the next request. One that cannot be read leaves the page asking for the old one.
+    /// The page's password, set or changed on the page (or in /etc; the same file may hold a new one) and read
+    /// again: the running servers ask for the new one from the next request. One that cannot be read leaves the
+    /// page asking for the old one.
     private func changePagePassword(_ source: SecretSource?) {
         do {
             let password = try source?.read()
+            guard password != pagePassword else { return }
             for server in servers { try server.setPassword(password) }
+            pagePassword = password
             logger.notice(password == nil ? "Status page password removed" : "Status page password changed")
         } catch {
             logger.error("The status page's new password cannot be used", metadata: ["status.error": "\(error)"])

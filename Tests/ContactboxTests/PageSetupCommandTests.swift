@@ -85,13 +85,15 @@ struct PageSetupCommandTests {
         #expect(try post("action=password&remote=contacts&password=\(RadicaleServer.password)").status == 202)
         #expect(try settled().contains("\"phase\":\"replaced\""))
 
-        func change(_ form: String) throws -> HTTPTestResponse {
-            let read = try HTTPTestClient.request(port: port, path: "/api/settings", headers: [("Cookie", cookie)])
+        /// A change with the version read just before; `authorization` once the page asks for a password.
+        func change(_ form: String, authorization: [(String, String)] = []) throws -> HTTPTestResponse {
+            let read = try HTTPTestClient.request(
+                port: port, path: "/api/settings", headers: [("Cookie", cookie)] + authorization)
             let version = try #require(
                 read.body.split(separator: "\"").drop { $0 != "version" }.dropFirst(2).first.map(String.init))
             return try HTTPTestClient.request(
                 port: port, method: "POST", path: "/api/settings",
-                headers: headers + [("Content-Type", "application/x-www-form-urlencoded")],
+                headers: headers + authorization + [("Content-Type", "application/x-www-form-urlencoded")],
                 body: form + "&version=\(version)")
         }
         // Renamed: the store's state and history follow, so the run that brought Ann is the renamed book's.
@@ -123,6 +125,19 @@ struct PageSetupCommandTests {
         #expect(
             try HTTPTestClient.request(port: port, path: "/api/status", headers: [("Authorization", basic)]).status
                 == 200)
+        // Changed again (the same file, another password): the old one is refused from then on.
+        #expect(
+            try change("action=page-password&value=back%20door", authorization: [("Authorization", basic)]).status
+                == 200)
+        let newBasic = "Basic " + Data("any:back door".utf8).base64EncodedString()
+        try waitUntil("the new password to be asked for", seconds: 30) {
+            try HTTPTestClient.request(port: port, path: "/api/status", headers: [("Authorization", newBasic)]).status
+                == 200 ? true : nil
+        }
+        #expect(
+            try HTTPTestClient.request(port: port, path: "/api/status", headers: [("Authorization", basic)]).status
+                == 401)
         #expect(!(try work.read("daemon.log")).contains("kitchen door"))
+        #expect(!(try work.read("daemon.log")).contains("back door"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -19,37 +20,42 @@ struct SignInCommandTests {
         let secretFile = try work.file("client-secret", oauth.clientSecret + "\n")
         // Refused when others may read it, as a password file is.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: contactboxBinary)
-        process.arguments = [
-            "remote", "add", "--config", config, "--provider", "oauth", server.baseURL, "--username", oauth.user,
-            "--client-id", oauth.clientID, "--client-secret-file", secretFile, "--authorization-url",
-            oauth.authorizationURL, "--token-url", oauth.tokenURL, "--scope", OAuthStandIn.carddavScope, "--all",
-        ]
-        let (input, output, errors) = (Pipe(), Pipe(), Pipe())
-        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        // Standard input is a FIFO this test holds open for writing, so that the command waits at its prompt until
+        // the answer is written; its output goes to files read as it runs.
+        let paste = work.path + "/paste"
+        #expect(mkfifo(paste, 0o600) == 0)
+        let writer = open(paste, O_RDWR)
+        try #require(writer >= 0)
+        defer { close(writer) }
+        let (out, err) = (work.path + "/out.log", work.path + "/err.log")
+        let process = try ChildProcess(
+            path: contactboxBinary,
+            arguments: [
+                "remote", "add", "--config", config, "--provider", "oauth", server.baseURL, "--username", oauth.user,
+                "--client-id", oauth.clientID, "--client-secret-file", secretFile, "--authorization-url",
+                oauth.authorizationURL, "--token-url", oauth.tokenURL, "--scope", OAuthStandIn.carddavScope, "--all",
+            ], logPath: out, errorPath: err, inputPath: paste)
+        defer { process.terminate() }
 
         // The address to open, read as it is printed.
-        var printed = ""
         let url = try waitUntil("the address to open", seconds: 30) { () -> String? in
-            printed += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            if !process.isRunning {
-                let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                throw TestServerFailure("remote add ended (\(process.terminationStatus)): \(printed) \(stderr)")
+            guard process.isRunning else {
+                throw TestServerFailure("remote add ended: \(ChildProcess.tail(of: out)) \(ChildProcess.tail(of: err))")
             }
-            return printed.split(separator: "\n").first { $0.hasPrefix(oauth.authorizationURL + "?") }.map(String.init)
+            return ChildProcess.tail(of: out).split(separator: "\n").first {
+                $0.hasPrefix(oauth.authorizationURL + "?")
+            }.map(String.init)
         }
         let redirect = try oauth.consent(to: url)
         #expect(redirect.location.hasPrefix("http://127.0.0.1:1/contactbox?"), "\(redirect.location)")
-        input.fileHandleForWriting.write(Data((redirect.location + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        #expect((printed + rest).contains("added contacts"), "\(printed + rest)")
+        let line = Array((redirect.location + "\n").utf8)
+        #expect(write(writer, line, line.count) == line.count)
+        let status = process.waitForExit()
+        let (printed, stderr) = (
+            try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: err, encoding: .utf8)
+        )
+        #expect(status == 0, "\(stderr)")
+        #expect(printed.contains("added contacts"), "\(printed)")
         #expect(stderr.contains("the test worked, 1 contact"), "\(stderr)")
 
         let settings = try work.read("store/settings.toml")
@@ -62,7 +68,7 @@ struct SignInCommandTests {
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(try contactbox(["show", "--db", work.db, "ann"]).stdout.contains("Ann Example"))
         #expect(try oauth.log().refreshes >= 1)
-        #expect(!(sync.stdout + sync.stderr + stderr).contains("1//"), "no refresh token printed")
+        #expect(!(sync.stdout + sync.stderr + stderr + printed).contains("1//"), "no refresh token printed")
     }
 
     @Test("a sync whose access token expires in the middle renews it and goes on; no token in a debug log")
@@ -97,23 +103,22 @@ struct SignInCommandTests {
                 oauth_token_url = "\(oauth.tokenURL)"
                 oauth_scope = "\(OAuthStandIn.carddavScope)"
                 """)
-        let sync = Process()
-        sync.executableURL = URL(fileURLWithPath: contactboxBinary)
-        sync.arguments = ["sync", "--config", config]
-        sync.environment = ProcessInfo.processInfo.environment.merging(["CONTACTBOX_LOG_LEVEL": "debug"]) { $1 }
-        let (output, errors) = (Pipe(), Pipe())
-        (sync.standardOutput, sync.standardError) = (output, errors)
-        try sync.run()
+        let (out, err) = (work.path + "/out.log", work.path + "/err.log")
+        let sync = try ChildProcess(
+            path: contactboxBinary, arguments: ["sync", "--config", config], logPath: out, errorPath: err,
+            environment: ["CONTACTBOX_LOG_LEVEL": "debug"])
+        defer { sync.terminate() }
         // Every access token expires once the sync has begun sending cards.
         try waitUntil("the sync to send cards", seconds: 60) {
             let log = (try? String(contentsOfFile: server.accessLogPath, encoding: .utf8)) ?? ""
             return log.contains("\"PUT ") ? true : nil
         }
         try oauth.expireAccessTokens()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        sync.waitUntilExit()
-        #expect(sync.terminationStatus == 0, "\(stderr.suffix(2000))")
+        let status = sync.waitForExit()
+        let (stdout, stderr) = (
+            try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: err, encoding: .utf8)
+        )
+        #expect(status == 0, "\(stderr.suffix(2000))")
         let sent = try FileManager.default.contentsOfDirectory(atPath: server.radicale.collectionFolder())
         #expect(sent.filter { $0.hasSuffix(".vcf") }.count == count, "every card reached the server")
         let accessLog = try String(contentsOfFile: server.accessLogPath, encoding: .utf8)

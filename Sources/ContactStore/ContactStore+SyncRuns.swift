@@ -24,6 +24,15 @@ extension ContactStore {
         }
     }
 
+    /// Whether the remote's last run ended ok, with nothing changed, no longer than `within` ago: what a run that
+    /// changed nothing need not write again.
+    public func lastRunEndedOK(remoteID: Int64, within: Duration) throws -> Bool {
+        guard let last = try recentSyncRuns(remoteID: remoteID, limit: 1).first, last.outcome == .ok,
+            last.counts == SyncCounts(), last.message == nil, let finished = last.finishedAt
+        else { return false }
+        return now() - finished < within.wholeMilliseconds
+    }
+
     /// Marks every run that has not finished as interrupted; call once at startup, before any run begins.
     /// Returns how many there were.
     @discardableResult

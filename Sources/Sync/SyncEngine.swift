@@ -20,11 +20,11 @@ public final class SyncEngine {
         _ book: AddressBook, remote: Remote, options: SyncOptions, progress: ((SyncProgress) -> Void)? = nil
     ) throws -> SyncReport {
         _ = try store.markUnfinishedSyncRunsInterrupted()  // a run cut off by a kill or power loss
-        let runID = options.dryRun ? nil : try store.beginSyncRun(remoteID: remote.id)
+        let journal = options.dryRun ? nil : RunJournal(store: store, remoteID: remote.id)
         var logger = self.logger
         logger[metadataKey: "remote.name"] = "\(book.name)"
         let session = SyncSession(
-            store: store, book: book, remote: remote, runID: runID, options: options, logger: logger,
+            store: store, book: book, remote: remote, journal: journal, options: options, logger: logger,
             progress: progress)
         do {
             try session.run()
@@ -37,11 +37,7 @@ public final class SyncEngine {
             session.report.message = "stopped before the end; the next sync resumes"
             logger.notice("Sync interrupted: stopping")
         }
-        if let runID {
-            try store.finishSyncRun(
-                id: runID, outcome: session.report.outcome, counts: session.report.counts,
-                message: session.report.message)
-        }
+        try journal?.finish(session.report)
         return session.report
     }
 }

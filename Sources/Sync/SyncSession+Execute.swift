@@ -185,6 +185,7 @@ extension SyncSession {
     /// The chunk's store changes in one transaction; a dry run changes nothing.
     private func commit(_ changes: [StoreChange]) throws {
         guard !options.dryRun, !changes.isEmpty else { return }
+        let runID = try journal?.begin()
         try store.transaction {
             for change in changes { try change.apply(to: store, remoteID: remote.id, runID: runID) }
         }

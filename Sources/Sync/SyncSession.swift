@@ -11,7 +11,8 @@ final class SyncSession {
     let book: AddressBook
     let remote: Remote
     /// This run's row in the journal (nil in a dry run): the store's history rows name it, so it can be undone.
-    let runID: Int64?
+    /// The run's row in the journal, written when it first changes the store (nil: a dry run).
+    let journal: RunJournal?
     let options: SyncOptions
     let logger: Logger
     let progress: ((SyncProgress) -> Void)?
@@ -30,10 +31,11 @@ final class SyncSession {
     var writeForm: Set<String>
 
     init(
-        store: ContactStore, book: AddressBook, remote: Remote, runID: Int64?, options: SyncOptions, logger: Logger,
+        store: ContactStore, book: AddressBook, remote: Remote, journal: RunJournal?, options: SyncOptions,
+        logger: Logger,
         progress: ((SyncProgress) -> Void)?
     ) {
-        self.runID = runID
+        self.journal = journal
         self.store = store
         self.book = book
         self.remote = remote

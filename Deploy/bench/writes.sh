@@ -185,7 +185,7 @@ runs=$((runs + 1))
 daemon_wait_runs "$runs" 600 || fail "the full check did not end"
 since
 full_w=$d_w full_c=$d_c
-figure "full check (after the reload's)" 1
+figure "full check (after the reload's)" 1 "-"
 full_wc=$d_wc full_ms=$d_ms
 not_ok=$(($(daemon_runs) - $(daemon_runs ok)))
 daemon_stop

@@ -2,9 +2,10 @@
 # Run every test (the README's test command). Installs the Debian packages the
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# then (without arguments) a short run of each fuzz target, a short run of the setup
-# benchmark (Deploy/bench/setup.sh), the hardware scenarios in the GPIO VM and the
-# installed box under systemd in a Debian VM, and exits 1 if anything failed.
+# then (without arguments) a short run of each fuzz target, short runs of the setup
+# and writes benchmarks (Deploy/bench/setup.sh, writes.sh), the hardware scenarios in
+# the GPIO VM and the installed box under systemd in a Debian VM, and exits 1 if
+# anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,6 +69,13 @@ fi
 # interval, a folder) by the release daemon in a 20 MB memory cgroup; its 8 MB footprint budget fails the run.
 if [[ $# -eq 0 ]]; then
     BENCH_CONTACTS=100 Deploy/bench/setup.sh || status=1
+fi
+
+# --- What the daemon writes to the card: a short run of Deploy/bench/writes.sh -----
+# The release daemon against a Radicale book of 100 contacts: the first sync, 10 s idle, 5 no-op passes, a full
+# check, 10 passes carrying a change; /proc/PID/io's write_bytes per pass; the idle day's 2 MB budget fails the run.
+if [[ $# -eq 0 ]]; then
+    BENCH_CONTACTS=100 BENCH_PASSES=5 BENCH_DAY_PASSES=10 BENCH_IDLE_SECONDS=10 Deploy/bench/writes.sh || status=1
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------

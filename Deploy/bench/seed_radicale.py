@@ -9,6 +9,8 @@
     seed_radicale.py edit-local OUT.vcf N TOTAL  write N other seeded cards, changed, for `contactbox import --update`
     seed_radicale.py edit-folder FOLDER N TOTAL NOTE   rewrite the files of N other seeded cards in a vCard folder
                                                        (named UID.vcf, as ContactBox names them), changed
+    seed_radicale.py edit-files FOLDER N TOTAL NOTE    the N cards edit-remote changes, changed, as FOLDER/UID.vcf,
+                                                       to be PUT a few at a time; prints their UIDs in that order
 NOTE (default "remote", "local") goes into the changed cards, so that each round of edits is a change again.
 
 Cards come from gen_contacts.card() with seed 7, so every command sees the same N cards; file names are the UIDs.
@@ -87,6 +89,16 @@ def edit_remote(url, user, password_file, count, total, note="remote"):
             urllib.request.urlopen(request).read()
 
 
+def edit_files(folder, count, total, note):
+    os.makedirs(folder, exist_ok=True)
+    step = max(1, total // count)
+    for index, (uid, data) in enumerate(cards(total)):
+        if index % step == 0 and index // step < count:
+            with open(os.path.join(folder, uid + ".vcf"), "wb") as out:
+                out.write(changed(data, note))
+            print(uid)
+
+
 def edit_local(out_path, count, total):
     step = max(1, total // count)
     with open(out_path, "wb") as out:
@@ -117,6 +129,8 @@ if __name__ == "__main__":
         edit_remote(args[0], args[1], args[2], int(args[3]), int(args[4]), *args[5:6])
     elif command == "edit-folder":
         edit_folder(args[0], int(args[1]), int(args[2]), args[3])
+    elif command == "edit-files":
+        edit_files(args[0], int(args[1]), int(args[2]), args[3])
     elif command == "edit-local":
         edit_local(args[0], int(args[1]), int(args[2]))
     else:

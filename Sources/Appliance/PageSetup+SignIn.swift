@@ -67,7 +67,8 @@ extension PageSetup {
         guard !check.origin(of: .remote(name)).isFixed else {
             return .refused(
                 status: 409,
-                message: "\(name) is set by the administrator: sign it in again with contactbox remote sign-in.")
+                message: "\(name) is set by the administrator in /etc/contactbox, where its password_file holds the "
+                    + "sign-in: it is renewed there.")
         }
         let clientSecret: String?
         do {

@@ -38,6 +38,10 @@ public final class TokenSource: BearerTokens {
     /// Whether the issuer refused the refresh token: only signing in again helps.
     public var needsSignIn: Bool { state.withLock { $0.needsSignIn } }
 
+    /// Whether `refreshToken` is the one this source renews with (the one it began with, or the issuer's rotated
+    /// one since).
+    public func renews(with refreshToken: String) -> Bool { state.withLock { $0.refreshToken == refreshToken } }
+
     public func current() throws(HTTPError) -> String? {
         let now = ContinuousClock.now
         let (valid, refreshToken, needsSignIn) = state.withLock { state -> (String?, String, Bool) in

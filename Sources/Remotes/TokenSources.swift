@@ -9,8 +9,7 @@ import SystemSupport
 /// when it is about to expire rather than at every pass. A source is made again when its remote's settings or the
 /// refresh token in its file changed (someone signed in again). Used on one thread (the sync worker's).
 public final class TokenSources {
-    private var sources: [String: (card: RemoteSettings.CardDAVSettings, refreshToken: String, source: TokenSource)] =
-        [:]
+    private var sources: [String: (card: RemoteSettings.CardDAVSettings, source: TokenSource)] = [:]
 
     public init() {}
 
@@ -23,7 +22,8 @@ public final class TokenSources {
         logger: Logger
     ) throws -> TokenSource {
         let refreshToken = try card.password.read()
-        if let kept = sources[name], kept.card == card, kept.refreshToken == refreshToken { return kept.source }
+        // Kept while the settings are the same and the file holds its refresh token (a rotated one is saved there).
+        if let kept = sources[name], kept.card == card, kept.source.renews(with: refreshToken) { return kept.source }
         let issuer = OAuthIssuer(
             authorizationURL: oauth.authorizationURL, tokenURL: oauth.tokenURL, scope: oauth.scope,
             clientID: oauth.clientID, clientSecret: try oauth.clientSecret?.read())
@@ -41,7 +41,7 @@ public final class TokenSources {
                 logger.warning("The renewed sign-in could not be saved", metadata: ["oauth.error": "\(error)"])
             }
         }
-        sources[name] = (card, refreshToken, source)
+        sources[name] = (card, source)
         return source
     }
 

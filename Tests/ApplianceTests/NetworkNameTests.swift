@@ -287,8 +287,9 @@ struct NetworkNameSupervisorTests {
     }
 }
 
-/// Real processes, started with posix_spawn and stopped by their PID.
-@Suite("The box's name over mDNS: real child processes", .timeLimit(.minutes(1)))
+/// Real processes, started with posix_spawn and stopped by their PID. The time limit is for a hang: on 2 cores a
+/// test may wait more than a minute for a thread of the pool before it runs, and the limit counts that too.
+@Suite("The box's name over mDNS: real child processes", .timeLimit(.minutes(5)))
 struct NetworkNameProcessTests {
     /// Whether `pid` names no process at all: ended and reaped (a zombie would still answer kill 0).
     func isGone(_ pid: pid_t) -> Bool {

@@ -8,7 +8,7 @@ import Testing
 /// browser ends on written to standard input; then the books found with the token, tested, added, and synced.
 @Suite(
     "Signing in from the command line", .serialized,
-    .enabled(if: BearerCardDAVServer.runs, "\(BearerCardDAVServer.skipNote)"), .timeLimit(.minutes(3)))
+    .enabled(if: BearerCardDAVServer.runs, "\(BearerCardDAVServer.skipNote)"), .timeLimit(.minutes(5)))
 struct SignInCommandTests {
     @Test("remote add signs in: the address printed, the answer pasted, the book added with its refresh token")
     func remoteAdd() throws {

@@ -12,7 +12,7 @@ import Testing
     "Signing in at an issuer", .serialized,
     .enabled(
         if: TestRequirement.runs(missing: OAuthStandIn.unavailableReason), "\(OAuthStandIn.unavailableReason ?? "")"),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(5)))
 struct SignInTests {
     @Test("a code once: again it is refused; a verifier of another attempt is refused; nothing is stored")
     func refusedCodes() throws {

@@ -67,9 +67,9 @@ struct MultistatusHardeningTests {
         }
     }
 
-    @Test("50,000 responses streamed in chunks are all delivered, in flat memory")
-    func fiftyThousandResponses() throws {
-        let count = 50_000
+    @Test("100,000 responses streamed in chunks are all delivered, in flat memory")
+    func hundredThousandResponses() throws {
+        let count = 100_000
         var seen = 0
         var lastHref = ""
         var residentAtStart = 0
@@ -109,11 +109,12 @@ struct MultistatusHardeningTests {
         #expect(seen == count)
         #expect(summary.responseCount == count)
         #expect(summary.syncToken == "done")
-        #expect(lastHref == "/book/49999.vcf")
-        #expect(fed > 50 << 20)
-        // The document is over 50 MB, its cards alone 50 MB; what stays resident must not grow with it. The bound
-        // leaves room for other tests running meanwhile in this process.
-        #expect(residentPeak - residentAtStart < 40 << 20, "grew \(residentPeak - residentAtStart) bytes")
+        #expect(lastHref == "/book/99999.vcf")
+        #expect(fed > 100 << 20)
+        // The document is over 100 MB, its cards alone 100 MB: kept, they would grow the process by 95 MB from the
+        // 5,000th on. The resident set is the whole process's, so the bound leaves room for the other tests running
+        // meanwhile (a browser test's screenshots, servers' answers: up to 43 MB seen at 2 cores).
+        #expect(residentPeak - residentAtStart < 64 << 20, "grew \(residentPeak - residentAtStart) bytes")
     }
 }
 

@@ -41,14 +41,26 @@ extension RequestHandler {
     /// `X-ContactBox-Token` header, or a form's `token` field); else the refusal (403, saying to pair the browser
     /// with the button).
     func refuseUnlessPaired(_ connection: OpaquePointer, form: [String: String] = [:]) -> Response? {
-        guard isSameOrigin(connection) else { return .forbidden }
-        guard let secret = pairingSecret(connection), case .paired = pairings.standing(secret) else {
-            return .notPaired
+        if case .refused(let refusal) = pairedSender(connection, form: form) { return refusal }
+        return nil
+    }
+
+    /// Who sends a change: the paired browser it comes from, checked as ``refuseUnlessPaired(_:form:)`` says, or
+    /// the refusal. One look at the pairings per request.
+    enum Sender {
+        case paired(PairedBrowsers.Browser)
+        case refused(Response)
+    }
+
+    func pairedSender(_ connection: OpaquePointer, form: [String: String]) -> Sender {
+        guard isSameOrigin(connection) else { return .refused(.forbidden) }
+        guard let secret = pairingSecret(connection), case .paired(let browser) = pairings.standing(secret) else {
+            return .refused(.notPaired)
         }
         let given = Array((header(connection, Self.tokenHeader) ?? form["token"] ?? "").utf8)
         let expected = Array(secret.token.utf8)
         let matches = given.withUnsafeBufferPointer { RequestGuard.constantTimeEqual($0, expected) }
-        return matches ? nil : .notPaired
+        return matches ? .paired(browser) : .refused(.notPaired)
     }
 
     func pairingSecret(_ connection: OpaquePointer) -> PairingSecret? {

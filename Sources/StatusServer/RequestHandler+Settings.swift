@@ -18,13 +18,14 @@ extension RequestHandler {
         guard var form = FormBody.fields(body) else {
             return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
         }
-        if let refusal = refuseUnlessPaired(connection, form: form) { return refusal }
-        // Which paired browser asks, never what the form says: a step that must be finished where it began
-        // (signing in) compares it.
-        form["@browser"] = pairingSecret(connection).flatMap {
-            if case .paired(let browser) = pairings.standing($0) { browser.id } else { nil }
+        switch pairedSender(connection, form: form) {
+        case .refused(let refusal): return refusal
+        case .paired(let browser):
+            // Which paired browser asks, never what the form says: a step that must be finished where it began
+            // (signing in) compares it.
+            form["@browser"] = browser.id
+            return post(form)
         }
-        return post(form)
     }
 
     /// A step of adding an address book (`action`: `find`, `add` or `cancel`), or `password` to replace one.

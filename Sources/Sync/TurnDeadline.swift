@@ -20,6 +20,11 @@ public struct TurnDeadline: Sendable {
 
     public var hasPassed: Bool { ContinuousClock.now >= end }
 
+    /// How early libcurl may end a hop whose total timeout is what was left of the turn: its timers count in whole
+    /// milliseconds on a clock of its own, and under load one was seen ending just before `end` by ours, so that
+    /// its timeout was reported instead of the turn's.
+    static let timerSlack = Duration.milliseconds(50)
+
     /// "too slow: NAME's turn took more than 10 min; the next pass tries again".
     public func error(remote: String) -> RemoteError {
         RemoteError(
@@ -32,9 +37,9 @@ public struct TurnDeadline: Sendable {
         return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
     }
 
-    /// `error` in place of a temporary failure that came once the deadline had passed (the request it cut short),
-    /// else `error` as it is.
+    /// `error` in place of a temporary failure that came once the deadline had passed, or `timerSlack` before it
+    /// (the request it cut short), else `error` as it is.
     public func replacing(_ error: RemoteError, remote: String) -> RemoteError {
-        hasPassed && error.kind.isTemporary ? self.error(remote: remote) : error
+        ContinuousClock.now >= end - Self.timerSlack && error.kind.isTemporary ? self.error(remote: remote) : error
     }
 }

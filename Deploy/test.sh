@@ -41,17 +41,23 @@ source Deploy/lib/venv.sh
 ensure_venv
 
 status=0
+# What failed, section by section: repeated at the very end, where a CI log's tail shows it.
+failures=()
+fail() {
+    failures+=("$1")
+    status=1
+}
 # --- Format: the rules in .swift-format, kept by the tool rather than by review.
 if ! swift format lint --strict --recursive Package.swift Sources Tests Plugins Fuzz; then
     echo "swift format lint: the files above need \`swift format -i -r Package.swift Sources Tests Plugins Fuzz\`" >&2
-    status=1
+    fail "swift format lint"
 fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # The build refuses an import of a module that a target does not declare (Package.swift): the import table of
 # Docs/architecture.md cannot drift.
-swift test --explicit-target-dependency-import-check error "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
+swift test --explicit-target-dependency-import-check error "$@" 2>&1 | tee "$log" || fail "swift test (exit ${PIPESTATUS[0]})"
 
 # One closing line for people and CI: "N passed, M failed", from Swift Testing's report.
 total=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -n 1)
@@ -61,27 +67,27 @@ echo "swift-test: $((${total:-0} - failed)) passed, $failed failed"
 # --- Fuzzing: a short run of each libFuzzer target (Deploy/fuzz.sh, Docs/fuzzing.md) --
 # A crash fails the run and names the input. FUZZ_SECONDS per target.
 if [[ $# -eq 0 ]]; then
-    FUZZ_SECONDS=${FUZZ_SECONDS:-15} Deploy/fuzz.sh || status=1
+    FUZZ_SECONDS=${FUZZ_SECONDS:-15} Deploy/fuzz.sh || fail "fuzzing (Deploy/fuzz.sh)"
 fi
 
 # --- The setup session's footprint: a short run of Deploy/bench/setup.sh ----------
 # The page's setup of a fresh box (pair, find and add a Radicale book of 100 contacts, its first sync, the
 # interval, a folder) by the release daemon in a 20 MB memory cgroup; its 8 MB footprint budget fails the run.
 if [[ $# -eq 0 ]]; then
-    BENCH_CONTACTS=100 Deploy/bench/setup.sh || status=1
+    BENCH_CONTACTS=100 Deploy/bench/setup.sh || fail "the setup benchmark (Deploy/bench/setup.sh)"
 fi
 
 # --- What the daemon writes to the card: a short run of Deploy/bench/writes.sh -----
 # The release daemon against a Radicale book of 100 contacts: the first sync, 10 s idle, 5 no-op passes, a full
 # check, 10 passes carrying a change; /proc/PID/io's write_bytes per pass; the idle day's 2 MB budget fails the run.
 if [[ $# -eq 0 ]]; then
-    BENCH_CONTACTS=100 BENCH_PASSES=5 BENCH_DAY_PASSES=10 BENCH_IDLE_SECONDS=10 Deploy/bench/writes.sh || status=1
+    BENCH_CONTACTS=100 BENCH_PASSES=5 BENCH_DAY_PASSES=10 BENCH_IDLE_SECONDS=10 Deploy/bench/writes.sh || fail "the writes benchmark (Deploy/bench/writes.sh)"
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------
 # (Tests/hardware/gpio-vm/run, the VM harness; GPIO_VM_RUN names another.)
 if [[ $# -eq 0 ]]; then
-    Tests/hardware/run.sh || status=1
+    Tests/hardware/run.sh || fail "the hardware scenarios (Tests/hardware/run.sh)"
 fi
 
 # --- The installed box under systemd: Debian 12 in the same VM harness ---------
@@ -89,9 +95,15 @@ fi
 # install.sh --bin, a reboot, then the service's scenarios; Tests/systemd/run.sh).
 # It says SKIPPED where QEMU cannot run.
 if [[ $# -eq 0 ]]; then
-    Tests/systemd/run.sh || status=1
+    Tests/systemd/run.sh || fail "the installed box under systemd (Tests/systemd/run.sh)"
 fi
 
 # --- Teardown: stop what the sections above started. --------------------------
 
+if [[ $status -ne 0 ]]; then
+    printf -v failed_sections '%s; ' "${failures[@]}"
+    echo "Deploy/test.sh: FAILED: ${failed_sections%; }" >&2
+    # The failed tests by name and the first lines of their issues, from the log of swift test.
+    grep -E '^✘ Test "[^"]*"( with [0-9]* test cases)? (failed|recorded an issue)' "$log" | head -n 20 >&2 || :
+fi
 exit "$status"

@@ -82,11 +82,15 @@ let package = Package(
         .target(
             name: "StatusServer",
             dependencies: ["CCrypto", "CMicroHTTPD", "SafeText", "SystemSupport", logging]),
+        // The household's contacts for the page and the JSON API: the status server's ContactsBackend over the store.
+        .target(
+            name: "StoreContacts",
+            dependencies: ["ContactStore", "SafeText", "StatusServer", "SystemSupport", "VCard"]),
         .target(
             name: "Appliance",
             dependencies: [
                 "Sync", "Remotes", "ContactStore", "Config", "FrontPanel", "OAuth", "SafeText", "StatusServer",
-                "SystemSupport",
+                "StoreContacts", "SystemSupport",
                 "CLinux", "CMalloc",
                 logging,
             ]),
@@ -153,6 +157,9 @@ let package = Package(
                 logging,
             ]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "SystemSupport"]),
+        .testTarget(
+            name: "StoreContactsTests",
+            dependencies: ["ContactStore", "StatusServer", "StoreContacts", "SystemSupport", "TestSupport", "VCard"]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),

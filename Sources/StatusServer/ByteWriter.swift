@@ -23,6 +23,11 @@ struct ByteWriter {
         bytes.append(byte)
     }
 
+    /// Takes back the last byte written (a JSON object's `}` that another writer goes on with).
+    mutating func removeLast() {
+        _ = bytes.popLast()
+    }
+
     /// Decimal digits, without going through a String.
     mutating func decimal(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -113,8 +118,9 @@ extension ByteWriter {
     /// references, so text from a configuration file or a server can never open a tag or leave an attribute;
     /// control characters are shown as `\u{1B}` (`printable`), so that none is hidden or reorders the page (a
     /// bidi override), and the page reads as the JSON that its script puts in later.
-    mutating func html(_ text: String) {
-        for byte in printable(text).utf8 {
+    /// With `keepingLayout`, line breaks and tabs stay (a note's lines, shown with `white-space: pre-wrap`).
+    mutating func html(_ text: String, keepingLayout: Bool = false) {
+        for byte in printable(text, keepingLayout: keepingLayout).utf8 {
             switch byte {
             case UInt8(ascii: "&"): raw("&amp;")
             case UInt8(ascii: "<"): raw("&lt;")

@@ -8,7 +8,7 @@ import Synchronization
 /// so a client sending a byte a second would hold its connection for ever, and 16 such clients the whole server.
 ///
 /// MHD tells us of each connection's opening and closing (MHD_OPTION_NOTIFY_CONNECTION) and of each answered
-/// request (MHD_OPTION_NOTIFY_COMPLETED); ``DeadlineWatch`` calls ``expire()`` every second, which shuts down the
+/// request (MHD_OPTION_NOTIFY_COMPLETED); ``DeadlineWatch`` calls ``expire()`` four times a second, which shuts down the
 /// socket of every connection past its deadline. MHD then reads the end of the stream and closes the connection
 /// itself: we never close a descriptor MHD owns. The shutdown happens under the same lock as ``closed(_:)``, which
 /// MHD calls before it closes the socket, so the descriptor shut down is always still this connection's.
@@ -48,6 +48,16 @@ final class RequestDeadlines: Sendable {
         entries.withLock { $0[Self.key(connection)]?.deadline = deadline }
     }
 
+    /// The request on `connection` is making progress (a download took its next chunk) or waits on purpose (a long
+    /// poll): its deadline is `extra` from now, if that is later.
+    func extend(_ connection: OpaquePointer, by extra: Duration? = nil) {
+        let deadline = clock() + (extra ?? limit).wholeMilliseconds
+        entries.withLock { entries in
+            guard let entry = entries[Self.key(connection)], entry.deadline < deadline else { return }
+            entries[Self.key(connection)]?.deadline = deadline
+        }
+    }
+
     func closed(_ connection: OpaquePointer) {
         _ = entries.withLock { $0.removeValue(forKey: Self.key(connection)) }
     }
@@ -73,7 +83,8 @@ final class RequestDeadlines: Sendable {
     }
 }
 
-/// The thread that calls ``RequestDeadlines/expire()`` every second until stopped. A thread of its own because
+/// The thread that calls ``RequestDeadlines/expire()`` (and `tick`: the long polls look again) every quarter of
+/// a second until stopped. A thread of its own because
 /// MHD's internal thread offers no timer, and the check must not wait on Swift's shared executor (blocking poll).
 /// Stopping closes the write end of a pipe whose read end the thread polls, so `stop()` returns at once, not after
 /// a second.
@@ -83,12 +94,16 @@ final class DeadlineWatch: Sendable {
     private let thread: Mutex<pthread_t?>
 
     /// nil when no thread or pipe could be had (out of resources): the caller refuses to start without it.
-    init?(_ deadlines: RequestDeadlines, every period: Duration = .seconds(1)) {
+    init?(
+        _ deadlines: RequestDeadlines, every period: Duration = .milliseconds(250),
+        tick: @escaping @Sendable () -> Void = {}
+    ) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return nil }
         // Close-on-exec, as every descriptor of the daemon: the sync helpers it spawns must not inherit them.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let context = Unmanaged.passRetained(WatchContext(deadlines: deadlines, wakeup: ends[0], period: period))
+        let context = Unmanaged.passRetained(
+            WatchContext(deadlines: deadlines, wakeup: ends[0], period: period, tick: tick))
         var thread = pthread_t()
         let created = pthread_create(
             &thread, nil,
@@ -126,11 +141,13 @@ private final class WatchContext: Sendable {
     let deadlines: RequestDeadlines
     let wakeup: Int32
     let period: Duration
+    let tick: @Sendable () -> Void
 
-    init(deadlines: RequestDeadlines, wakeup: Int32, period: Duration) {
+    init(deadlines: RequestDeadlines, wakeup: Int32, period: Duration, tick: @escaping @Sendable () -> Void) {
         self.deadlines = deadlines
         self.wakeup = wakeup
         self.period = period
+        self.tick = tick
     }
 
     func run() {
@@ -142,6 +159,7 @@ private final class WatchContext: Sendable {
             // idle timeout alone in force; it cannot happen with one valid descriptor short of memory running out.
             if ready > 0 || (ready < 0 && errno != EINTR) { break }
             deadlines.expire()
+            tick()
         }
         close(wakeup)
     }

@@ -36,16 +36,24 @@ final class RequestHandler: Sendable {
     let settings: (@Sendable (SettingsRequest) -> SettingsAnswer)?
     /// Adding an address book, step by step, for a paired browser; nil: no `/api/setup`.
     let setup: (@Sendable (SetupRequest) -> SetupAnswer)?
+    /// The household's contacts (``ContactsBackend``); nil: no contacts' pages or API.
+    let contacts: (any ContactsBackend)?
+    /// The API token's name and whether it may write, for a bearer token; nil: unknown or revoked.
+    let checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)?
+    /// Hands a restore to the box's button (false: another change waits for it); nil: only on the page.
+    let armRestore: (@Sendable (PageRestore) -> Bool)?
+    /// The changes feed's waiting requests.
+    let longPolls = LongPolls()
     let logger: Logger
     /// The UTF-8 bytes of the password; nil when the page is open to everyone on the network. Set again when the
     /// household changes it on the page (``setPassword(_:)``).
     private let password: Mutex<[UInt8]?>
     private let allowedHosts: AllowedHosts
-    private let attempts = Mutex(PasswordAttempts())
+    let attempts = Mutex(PasswordAttempts())
     /// Each request's total deadline, kept by MHD's connection notifications.
     let deadlines: RequestDeadlines
     /// Monotonic milliseconds, for the password lockouts.
-    private let clock: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
 
     init(
         password: String?, allowedHosts: AllowedHosts, clock: @escaping @Sendable () -> Int64,
@@ -53,7 +61,9 @@ final class RequestHandler: Sendable {
         undo: @escaping @Sendable (UndoRequest) -> Void, pairings: PairedBrowsers,
         pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false,
         settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
-        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
+        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, contacts: (any ContactsBackend)? = nil,
+        checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)? = nil,
+        armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
     ) {
         self.password = Mutex(password.map { Array($0.utf8) })
         self.allowedHosts = allowedHosts
@@ -67,6 +77,9 @@ final class RequestHandler: Sendable {
         self.isSecure = isSecure
         self.settings = settings
         self.setup = setup
+        self.contacts = contacts
+        self.checkToken = checkToken
+        self.armRestore = armRestore
         self.logger = logger
     }
 
@@ -87,8 +100,7 @@ final class RequestHandler: Sendable {
         version: UnsafePointer<CChar>, uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
         requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
-        let isForm = Self.isForm(path)
-        let limit = isForm ? Self.maxFormBytes : Self.maxBodyBytes
+        let (limit, isKept) = Self.bodyLimit(path, method: method)
         guard let state = requestState.pointee else {
             // Headers only. A request for another host is refused before anything else (DNS rebinding), and a body
             // announced as too large before a byte of it is read; answering early also makes MHD close the
@@ -115,6 +127,9 @@ final class RequestHandler: Sendable {
             if let length = header(connection, "Content-Length"), (Int(length) ?? Int.max) > limit {
                 return respond(connection, method: method, path: path, .contentTooLarge)
             }
+            if limit == Self.maxCardBytes, let refusal = refuseCard(connection) {
+                return respond(connection, method: method, path: path, refusal)
+            }
             requestState.pointee = UnsafeMutableRawPointer(bitPattern: 1)
             return .YES
         }
@@ -125,7 +140,7 @@ final class RequestHandler: Sendable {
             let seen = Int(bitPattern: state) - 1 + count
             uploadSize.pointee = 0
             guard seen <= limit else { return .NO }
-            if isForm, let uploadData {
+            if isKept, let uploadData {
                 let chunk = UnsafeRawBufferPointer(start: uploadData, count: count)
                 bodies.withLock { $0[UInt(bitPattern: connection), default: []].append(contentsOf: chunk) }
             }
@@ -137,18 +152,51 @@ final class RequestHandler: Sendable {
             connection, method: method, path: path, answer(connection, method: method, path: path, body: body))
     }
 
-    /// MHD's word that a request ended, answered or not: its deadline and any form body it left go.
+    /// MHD's word that a request ended, answered or not: its deadline, any body it left and any wait it was in go.
     func requestEnded(_ connection: OpaquePointer) {
         deadlines.completed(connection)
+        longPolls.end(connection)
         _ = bodies.withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) }
+    }
+
+    /// Before a card's body is read: the writer must be one (a token with `--write`, or a paired browser), and at
+    /// most ``maxCardsAtOnce`` cards may be on their way in, since each is held whole until it is complete.
+    private func refuseCard(_ connection: OpaquePointer) -> Response? {
+        if let bearer = Self.bearerToken(header(connection, "Authorization")) {
+            guard let access = checkToken?(bearer), access.canWrite else {
+                return .reply(.error(401, "Writing a contact needs an API token made with --write."))
+            }
+        } else if case .refused(let refusal) = pairedSender(connection, form: [:]) {
+            return refusal
+        }
+        let large = bodies.withLock { bodies in bodies.values.count { $0.count > Self.maxFormBytes } }
+        guard large < Self.maxCardsAtOnce else {
+            return .reply(
+                .error(503, "Other cards are being received; send again in a moment.", headers: [("Retry-After", "2")]))
+        }
+        return nil
     }
 
     /// What to answer a fully received request.
     private func answer(
         _ connection: OpaquePointer, method: UnsafePointer<CChar>, path: UnsafePointer<CChar>, body: [UInt8]
     ) -> Response {
-        if let password = password.withLock({ $0 }), let refusal = checkPassword(connection, password: password) {
+        // A program's API token is its own credential: the page's password is not asked of it (the one
+        // Authorization header carries one or the other). It reads what the page shows and the contacts' API;
+        // changes other than a contact's need a paired browser, which a program is not.
+        var token: ContactsReader?
+        if let bearer = Self.bearerToken(header(connection, "Authorization")) {
+            switch tokenReader(connection, bearer) {
+            case .success(let reader): token = reader
+            case .failure(let refusal): return refusal.response
+            }
+        } else if let password = password.withLock({ $0 }),
+            let refusal = checkPassword(connection, password: password)
+        {
             return refusal
+        }
+        if let route = Self.contactsRoute(path) {
+            return answerContacts(route, connection, method: method, body: body, token: token)
         }
         let isRead = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
         if strcmp(path, "/api/sync") == 0 {
@@ -229,6 +277,9 @@ final class RequestHandler: Sendable {
         }
         return .undoRequested(step: step, run: run)
     }
+
+    /// Whether the page asks for a password (so a request that got this far gave it).
+    var hasPassword: Bool { password.withLock { $0 != nil } }
 
     /// The page's new password, for the requests from now on (nil: open to the home network).
     func setPassword(_ new: String?) {

@@ -35,16 +35,42 @@ enum Response {
     case notFound
     case methodNotAllowed(allow: String)
     case contentTooLarge
+    /// An answer of the contacts' routes (`RequestHandler+Contacts.swift`): its own status, type and headers.
+    case reply(Reply)
+    /// A download read a chunk at a time as the client takes it (``ExportStream``).
+    case stream(ExportStream)
+    /// No answer yet: the request waits, its connection suspended (``LongPolls``).
+    case suspended
 
     /// The realm people see in the browser's password prompt.
     static let realm = "ContactBox"
 
     /// The page needs its own inline style and script, `fetch()` to this host and nothing else; `data:` images
     /// only for the empty favicon that stops browsers asking for `/favicon.ico`. No framing (clickjacking of the
-    /// "Sync now" button), no referrer (the box's address is nobody's business).
+    /// "Sync now" button), no referrer (the box's address is nobody's business). The one script that may run is
+    /// the page's own, named by its SHA-256 (CSP Level 2's hash source): markup that got into the page some other
+    /// way would find no script it may run.
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; "
-        + "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; script-src '\(scriptHash(StatusPage.script))'; "
+        + "connect-src 'self'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    /// `sha256-BASE64` of `script` as the page has it between `<script>` and `</script>`.
+    static func scriptHash(_ script: String) -> String {
+        let digest = PairingSecret.sha256(Array(script.utf8))
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".unicodeScalars)
+        var text = "sha256-"
+        var index = 0
+        while index < digest.count {
+            let group = digest[index..<min(index + 3, digest.count)]
+            let value = group.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                text.unicodeScalars.append(
+                    position <= group.count ? alphabet[(value >> (18 - 6 * position)) & 0x3F] : "=")
+            }
+            index += 3
+        }
+        return text
+    }
 
     var status: UInt32 {
         switch self {
@@ -65,7 +91,24 @@ enum Response {
         case .notFound: UInt32(MHD_HTTP_NOT_FOUND)
         case .methodNotAllowed: UInt32(MHD_HTTP_METHOD_NOT_ALLOWED)
         case .contentTooLarge: UInt32(MHD_HTTP_CONTENT_TOO_LARGE)
+        case .reply(let reply): reply.status
+        case .stream: UInt32(MHD_HTTP_OK)
+        case .suspended: 0
         }
+    }
+
+    /// The headers every answer has: its type, how it may be cached, and what a browser may do with it: never
+    /// guess another type (`nosniff`), never send the box's address on (`no-referrer`), never show it in a frame,
+    /// and only what `policy` allows.
+    static func addHeaders(
+        to response: OpaquePointer, contentType: String, cacheControl: String, policy: String
+    ) -> Bool {
+        MHD_add_response_header(response, "Content-Type", contentType) == .YES
+            && MHD_add_response_header(response, "Cache-Control", cacheControl) == .YES
+            && MHD_add_response_header(response, "X-Content-Type-Options", "nosniff") == .YES
+            && MHD_add_response_header(response, "Referrer-Policy", "no-referrer") == .YES
+            && MHD_add_response_header(response, "X-Frame-Options", "DENY") == .YES
+            && MHD_add_response_header(response, "Content-Security-Policy", policy) == .YES
     }
 
     /// Builds the body (taking one snapshot for the three views of it), queues it, and lets go of our reference:
@@ -75,6 +118,12 @@ enum Response {
         var body: ByteWriter
         let contentType: String
         switch self {
+        case .suspended:
+            return .YES
+        case .stream(let stream):
+            return stream.queue(on: connection)
+        case .reply(let reply):
+            return reply.queue(on: connection)
         case .page:
             let snapshot = snapshot()
             body = ByteWriter(capacity: StatusPage.style.utf8.count + StatusPage.script.utf8.count + 4096)
@@ -137,14 +186,9 @@ enum Response {
         guard let response = created else { return .NO }
         defer { MHD_destroy_response(response) }
 
-        var added = MHD_add_response_header(response, "Content-Type", contentType) == .YES
         // The page, the JSON and the metrics change every second; a cached copy would only mislead.
-        added = added && MHD_add_response_header(response, "Cache-Control", "no-store") == .YES
-        added = added && MHD_add_response_header(response, "X-Content-Type-Options", "nosniff") == .YES
-        added = added && MHD_add_response_header(response, "Referrer-Policy", "no-referrer") == .YES
-        added = added && MHD_add_response_header(response, "X-Frame-Options", "DENY") == .YES
-        added =
-            added && MHD_add_response_header(response, "Content-Security-Policy", Self.contentSecurityPolicy) == .YES
+        var added = Self.addHeaders(
+            to: response, contentType: contentType, cacheControl: "no-store", policy: Self.contentSecurityPolicy)
         if case .methodNotAllowed(let allow) = self {
             added = added && MHD_add_response_header(response, "Allow", allow) == .YES
         }
@@ -190,7 +234,9 @@ enum Response {
         case .methodNotAllowed(let allow): "Method not allowed here; use \(allow).\n"
         case .contentTooLarge: "Request body too large.\n"
         case .badRequest(let text), .conflict(let text): text + "\n"
-        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing, .settings, .setup: ""
+        case .page, .json, .metrics, .syncRequested, .undoRequested, .pairing, .settings, .setup, .reply, .stream,
+            .suspended:
+            ""
         }
     }
 }

@@ -2,7 +2,8 @@
 /// in one request, and the Content-Security-Policy allows inline code but nothing from elsewhere. The script only
 /// ever sets `textContent` and attributes, never `innerHTML`, so text from the JSON cannot become markup.
 extension StatusPage {
-    static let style = """
+    /// What the status page and the contacts' pages share: colours, type, cards and buttons.
+    static let baseStyle = """
         :root{color-scheme:light dark;--bg:#f5f6f8;--card:#fff;--text:#1d2127;--muted:#616a75;--line:#e2e5e9;\
         --accent:#2563eb;--ok:#15803d;--warn:#b45309;--bad:#c0262d;--power:#22c55e;--sync:#3b82f6;--error:#ef4444}
         @media (prefers-color-scheme:dark){:root{--bg:#101317;--card:#181d23;--text:#e5e8ec;--muted:#98a1ac;\
@@ -22,74 +23,80 @@ extension StatusPage {
         background:var(--card)}
         section{margin:0 0 1rem;padding:1rem;border:1px solid var(--line);border-radius:.75rem;background:var(--card)}
         h2{margin:0 0 .5rem;color:var(--muted);font-size:.95rem;font-weight:600}
-        .leds{display:grid;grid-template-columns:repeat(3,1fr);gap:.5rem;margin:0;padding:0;list-style:none}
-        .led{display:grid;grid-template-columns:auto 1fr;align-items:center;column-gap:.55rem}
-        .led-power{--c:var(--power)}.led-sync{--c:var(--sync)}.led-error{--c:var(--error)}
-        .dot{grid-row:span 2;width:1.15rem;height:1.15rem;border:2px solid var(--c);border-radius:50%;opacity:.4}
-        .led.lit .dot{background:var(--c);opacity:1;box-shadow:0 0 .65rem var(--c)}
-        .led-name{font-weight:600;text-transform:capitalize;line-height:1.2}
-        .pattern{color:var(--muted);font-size:.8rem;line-height:1.2}
-        .facts{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem;margin:0 0 1rem}
         dt{color:var(--muted)}dd{margin:0}
         button{min-height:44px;padding:.65rem 1.4rem;border:0;border-radius:.6rem;background:var(--accent);color:#fff;\
         font:inherit;font-weight:600;cursor:pointer}
         button:disabled{opacity:.6}
-        #sync-result{margin-left:.75rem;color:var(--muted)}
-        #remotes,#events,#runs,#browsers{margin:0;padding:0;list-style:none}
-        #pairing form{margin:.5rem 0 0}#pair-code{min-height:36px;padding:.3rem .5rem;font:inherit}
-        #pairing-result{margin:.5rem 0 0;color:var(--bad)}#pairing-result:empty{display:none}
-        #setup label,#setup legend{display:block;margin:.5rem 0 .15rem;color:var(--muted);font-size:.9rem}
-        #setup fieldset{margin:0;padding:0;border:0}#setup .setup-provider{margin:.2rem 0;color:var(--text);font-size:1rem}
-        #setup input:not([type]),#setup input[name=address],#setup input[type=password]{width:100%;min-height:40px;\
-        padding:.35rem .5rem;font:inherit}#setup-signin p{margin:.5rem 0}
-        #setup-help,#setup-wire{margin:.5rem 0;color:var(--muted);font-size:.9rem}#setup form>button{margin-top:.75rem}
-        #setup-books{margin:0;padding:0;list-style:none}.setup-book{padding:.4rem 0;border-top:1px solid var(--line);\
-        overflow-wrap:anywhere}#setup-status{margin:.5rem 0 0}#setup-status:empty{display:none}
-        .setting{margin:0 0 .75rem}.setting label{display:block;color:var(--muted);font-size:.9rem}
-        #interval,#box-name,#settings input,.conflict{min-height:36px;padding:.3rem .5rem;font:inherit}
-        .note{display:block;color:var(--muted);font-size:.85rem}
-        .remote-change{flex-basis:100%}.remote-change summary{cursor:pointer;color:var(--accent)}
-        .remote-change form,.remote-change label{margin:.4rem 0}.remove-confirm{margin:.5rem 0 0;color:var(--bad)}
-        .remove-confirm button{margin:.4rem .5rem 0 0}button.remove-yes{background:var(--bad);color:#fff}
-        #settings-remotes,#settings-problems{margin:0;padding:0;list-style:none}
-        .setting-remote{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem;padding:.5rem 0;\
-        border-top:1px solid var(--line);overflow-wrap:anywhere}.setting-remote .result{margin-left:auto}
-        .setting-remote .fixed,.problem{color:var(--muted);font-size:.85rem}.problem{color:var(--warn)}
-        #settings-result{margin:.5rem 0 0}#settings-result:empty{display:none}
-        .browser{padding:.5rem 0;border-top:1px solid var(--line);font-size:.92rem;overflow-wrap:anywhere}
-        .browser time{color:var(--muted)}.browser.this .browser-address{font-weight:600}
-        .run{padding:.65rem 0;border-top:1px solid var(--line)}.run:first-child{padding-top:0;border-top:0}
-        .run-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
-        .run-what{font-weight:600;overflow-wrap:anywhere}.run time{color:var(--muted);font-size:.85rem}
-        .run-store,.run-remote{margin:.2rem 0 0;color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
-        .undo-form{margin:.35rem 0 0}
-        button.undo-run,button.secondary{min-height:36px;padding:.35rem .9rem;background:var(--line);color:var(--text)}
-        .undo{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--warn);border-radius:.5rem;\
-        background:var(--bg)}
-        .undo-armed{border-left-color:var(--bad)}.undo-done{border-left-color:var(--ok)}
-        .undo form{display:inline-block;margin:.5rem .5rem 0 0}
-        #undo-text,#undo-result{margin:0;overflow-wrap:anywhere}#undo-result{color:var(--bad)}
-        #undo-contacts{margin:.3rem 0 0;padding-left:1.2rem}#undo-contacts .action{color:var(--muted)}
-        .remote{padding:.65rem 0;border-top:1px solid var(--line)}.remote:first-child{padding-top:0;border-top:0}
-        .remote-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
-        .remote-name{font-weight:600;overflow-wrap:anywhere}
-        .kind{color:var(--muted);font-size:.85rem}
-        .result{margin-left:auto;padding:0 .55rem;border-radius:1rem;background:var(--line);font-size:.85rem;\
-        font-weight:600}
-        .result-ok .result{color:var(--ok)}.result-failed .result,.result-deletions_held .result{color:var(--bad)}
-        .result-interrupted .result{color:var(--warn)}
-        .counts,.remote-when{margin:.2rem 0 0;color:var(--muted);font-size:.9rem}
-        .remote .message{margin:.2rem 0 0;font-size:.9rem;overflow-wrap:anywhere}
-        .event{display:flex;gap:.75rem;padding:.3rem 0;border-top:1px solid var(--line);font-size:.92rem}
-        .event:first-child{border-top:0}
-        .event time{color:var(--muted);white-space:nowrap;font-variant-numeric:tabular-nums}
-        .event .message{overflow-wrap:anywhere}
-        .level-warning .message{color:var(--warn)}.level-error .message{color:var(--bad)}
+        button.secondary{min-height:36px;padding:.35rem .9rem;background:var(--line);color:var(--text)}
         .empty{color:var(--muted)}
         footer{padding:.25rem 0 2rem;color:var(--muted);font-size:.85rem;text-align:center}
         footer p{margin:.2rem 0}
-        #live.stale{color:var(--bad)}
+
         """
+
+    static let style =
+        baseStyle + """
+            .leds{display:grid;grid-template-columns:repeat(3,1fr);gap:.5rem;margin:0;padding:0;list-style:none}
+            .led{display:grid;grid-template-columns:auto 1fr;align-items:center;column-gap:.55rem}
+            .led-power{--c:var(--power)}.led-sync{--c:var(--sync)}.led-error{--c:var(--error)}
+            .dot{grid-row:span 2;width:1.15rem;height:1.15rem;border:2px solid var(--c);border-radius:50%;opacity:.4}
+            .led.lit .dot{background:var(--c);opacity:1;box-shadow:0 0 .65rem var(--c)}
+            .led-name{font-weight:600;text-transform:capitalize;line-height:1.2}
+            .pattern{color:var(--muted);font-size:.8rem;line-height:1.2}
+            .facts{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem;margin:0 0 1rem}
+            #sync-result{margin-left:.75rem;color:var(--muted)}
+            #remotes,#events,#runs,#browsers{margin:0;padding:0;list-style:none}
+            #pairing form{margin:.5rem 0 0}#pair-code{min-height:36px;padding:.3rem .5rem;font:inherit}
+            #pairing-result{margin:.5rem 0 0;color:var(--bad)}#pairing-result:empty{display:none}
+            #setup label,#setup legend{display:block;margin:.5rem 0 .15rem;color:var(--muted);font-size:.9rem}
+            #setup fieldset{margin:0;padding:0;border:0}#setup .setup-provider{margin:.2rem 0;color:var(--text);font-size:1rem}
+            #setup input:not([type]),#setup input[name=address],#setup input[type=password]{width:100%;min-height:40px;\
+            padding:.35rem .5rem;font:inherit}#setup-signin p{margin:.5rem 0}
+            #setup-help,#setup-wire{margin:.5rem 0;color:var(--muted);font-size:.9rem}#setup form>button{margin-top:.75rem}
+            #setup-books{margin:0;padding:0;list-style:none}.setup-book{padding:.4rem 0;border-top:1px solid var(--line);\
+            overflow-wrap:anywhere}#setup-status{margin:.5rem 0 0}#setup-status:empty{display:none}
+            .setting{margin:0 0 .75rem}.setting label{display:block;color:var(--muted);font-size:.9rem}
+            #interval,#box-name,#settings input,.conflict{min-height:36px;padding:.3rem .5rem;font:inherit}
+            .note{display:block;color:var(--muted);font-size:.85rem}
+            .remote-change{flex-basis:100%}.remote-change summary{cursor:pointer;color:var(--accent)}
+            .remote-change form,.remote-change label{margin:.4rem 0}.remove-confirm{margin:.5rem 0 0;color:var(--bad)}
+            .remove-confirm button{margin:.4rem .5rem 0 0}button.remove-yes{background:var(--bad);color:#fff}
+            #settings-remotes,#settings-problems{margin:0;padding:0;list-style:none}
+            .setting-remote{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem;padding:.5rem 0;\
+            border-top:1px solid var(--line);overflow-wrap:anywhere}.setting-remote .result{margin-left:auto}
+            .setting-remote .fixed,.problem{color:var(--muted);font-size:.85rem}.problem{color:var(--warn)}
+            #settings-result{margin:.5rem 0 0}#settings-result:empty{display:none}
+            .browser{padding:.5rem 0;border-top:1px solid var(--line);font-size:.92rem;overflow-wrap:anywhere}
+            .browser time{color:var(--muted)}.browser.this .browser-address{font-weight:600}
+            .run{padding:.65rem 0;border-top:1px solid var(--line)}.run:first-child{padding-top:0;border-top:0}
+            .run-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
+            .run-what{font-weight:600;overflow-wrap:anywhere}.run time{color:var(--muted);font-size:.85rem}
+            .run-store,.run-remote{margin:.2rem 0 0;color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
+            .undo-form{margin:.35rem 0 0}
+            button.undo-run{min-height:36px;padding:.35rem .9rem;background:var(--line);color:var(--text)}
+            .undo{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--warn);border-radius:.5rem;\
+            background:var(--bg)}
+            .undo-armed{border-left-color:var(--bad)}.undo-done{border-left-color:var(--ok)}
+            .undo form{display:inline-block;margin:.5rem .5rem 0 0}
+            #undo-text,#undo-result{margin:0;overflow-wrap:anywhere}#undo-result{color:var(--bad)}
+            #undo-contacts{margin:.3rem 0 0;padding-left:1.2rem}#undo-contacts .action{color:var(--muted)}
+            .remote{padding:.65rem 0;border-top:1px solid var(--line)}.remote:first-child{padding-top:0;border-top:0}
+            .remote-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.5rem}
+            .remote-name{font-weight:600;overflow-wrap:anywhere}
+            .kind{color:var(--muted);font-size:.85rem}
+            .result{margin-left:auto;padding:0 .55rem;border-radius:1rem;background:var(--line);font-size:.85rem;\
+            font-weight:600}
+            .result-ok .result{color:var(--ok)}.result-failed .result,.result-deletions_held .result{color:var(--bad)}
+            .result-interrupted .result{color:var(--warn)}
+            .counts,.remote-when{margin:.2rem 0 0;color:var(--muted);font-size:.9rem}
+            .remote .message{margin:.2rem 0 0;font-size:.9rem;overflow-wrap:anywhere}
+            .event{display:flex;gap:.75rem;padding:.3rem 0;border-top:1px solid var(--line);font-size:.92rem}
+            .event:first-child{border-top:0}
+            .event time{color:var(--muted);white-space:nowrap;font-variant-numeric:tabular-nums}
+            .event .message{overflow-wrap:anywhere}
+            .level-warning .message{color:var(--warn)}.level-error .message{color:var(--bad)}
+            #live.stale{color:var(--bad)}
+            """
 
     static let script = """
         "use strict";

@@ -43,12 +43,15 @@ public final class StatusServer: Sendable {
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
         pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
         pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
-        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
+        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, contacts: (any ContactsBackend)? = nil,
+        checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)? = nil,
+        armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
             snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair,
-            pageSettings: pageSettings, setup: setup, logger: logger)
+            pageSettings: pageSettings, setup: setup, contacts: contacts, checkToken: checkToken,
+            armRestore: armRestore, logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -59,7 +62,9 @@ public final class StatusServer: Sendable {
         syncNow: @escaping @Sendable () -> Void, undo: @escaping @Sendable (UndoRequest) -> Void = { _ in },
         pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
         pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
-        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, logger: Logger
+        setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, contacts: (any ContactsBackend)? = nil,
+        checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)? = nil,
+        armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let allowedHosts = AllowedHosts(
@@ -67,8 +72,10 @@ public final class StatusServer: Sendable {
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
             syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, isSecure: settings.tls != nil,
-            settings: pageSettings, setup: setup, logger: logger)
-        guard let watch = DeadlineWatch(handler.deadlines) else {
+            settings: pageSettings, setup: setup, contacts: contacts, checkToken: checkToken,
+            armRestore: armRestore, logger: logger)
+        let longPolls = handler.longPolls
+        guard let watch = DeadlineWatch(handler.deadlines, tick: { longPolls.resumeAll() }) else {
             throw StatusServerError(
                 code: .startFailed,
                 message: "Cannot show the status page on \(displayAddress(settings.host, settings.port)): no thread "
@@ -83,7 +90,7 @@ public final class StatusServer: Sendable {
         // (listed in decreasing preference order, first function available on system will be used)." No
         // MHD_USE_ERROR_LOG: MHD would write to stderr behind the logger's back.
         let started = cmhd_start_daemon(
-            MHD_USE_AUTO_INTERNAL_THREAD.rawValue, socket.descriptor,
+            MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue, socket.descriptor,
             { context, connection, url, method, version, uploadData, uploadSize, requestState in
                 guard let context, let connection, let url, let method, let version, let uploadSize, let requestState
                 else { return .NO }
@@ -134,6 +141,14 @@ public final class StatusServer: Sendable {
     /// returns. Calling it again does nothing.
     public func stop() {
         guard let daemon = daemon.withLock({ $0.take() }) else { return }
+        // The long polls answer before MHD stops: it must not stop with a connection suspended, and their clients
+        // get their answer (no change) rather than a closed connection. At most a second for it.
+        handler.longPolls.stop()
+        var waited = 0
+        while handler.longPolls.count > 0, waited < 100 {
+            usleep(10_000)
+            waited += 1
+        }
         watch.stop()
         // MHD owns the listen socket we gave it and closes it here; only a socket taken back with
         // MHD_quiesce_daemon would be ours to close:
@@ -157,6 +172,9 @@ public final class StatusServer: Sendable {
     public func setBoxName(_ name: String?) {
         allowedHosts.setBoxName(name)
     }
+
+    /// How many long polls of the changes feed wait, for tests to wait on.
+    var waitingLongPolls: Int { handler.longPolls.count }
 
     /// How many connections MHD has told us of and not yet closed, for tests to wait on.
     var watchedConnections: Int { handler.deadlines.count }

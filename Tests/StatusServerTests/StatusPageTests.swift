@@ -101,7 +101,7 @@ struct StatusPageTests {
             let response = try get(server, path)
             let policy = try #require(response.header("Content-Security-Policy"))
             #expect(policy.contains("default-src 'none'"))
-            #expect(policy.contains("script-src 'unsafe-inline'"))
+            #expect(policy.contains("script-src 'sha256-") && !policy.contains("'unsafe-inline'; connect"))
             #expect(policy.contains("connect-src 'self'"))
             #expect(policy.contains("frame-ancestors 'none'"))
             #expect(response.header("X-Content-Type-Options") == "nosniff")

@@ -29,6 +29,15 @@ extension ApplianceCore {
         case .undo(.cancel):
             guard undo.cancel() else { return [] }
             return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
+        case .restore(let restore):
+            let metadata: Logger.Metadata = ["restore.history": "\(restore.historyID)"]
+            guard !pairing.isOpen else {
+                return [.log(.notice, "Restore not armed: a browser waits to be paired", metadata)]
+            }
+            guard undo.arm(restore, at: now.monotonic, wallClock: now.wall) else {
+                return [.log(.notice, "Restore not armed: another change waits for the button or runs", metadata)]
+            }
+            return [.log(.notice, "Restore armed on a contact's page: hold the button for 3 seconds to confirm", metadata)]
         case .settingsSaved(let changes):
             return [.log(.notice, "Settings saved on the status page", [:]), .reload(changes)]
         case .pair(let request):
@@ -71,6 +80,13 @@ extension ApplianceCore {
             return [
                 .log(.notice, "Long press: undo confirmed", ["undo.run": "\(run)"]),
                 requestPass(SyncRequest(.undo, undoRun: run)),
+            ]
+        case .restoreConfirmed(let restore):
+            var request = SyncRequest(.undo)
+            request.restore = restore
+            return [
+                .log(.notice, "Long press: restore confirmed", ["restore.history": "\(restore.historyID)"]),
+                requestPass(request),
             ]
         case .cancelled:
             return [.log(.notice, "Button pressed: undo cancelled", ["undo.run": "\(run)"])]

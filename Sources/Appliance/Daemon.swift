@@ -4,6 +4,7 @@ import FrontPanel
 import Glibc
 import Logging
 import StatusServer
+import StoreContacts
 import SystemSupport
 
 /// `contactbox run`: the appliance. One main loop owns the front panel, the network watch, signals and systemd,
@@ -274,7 +275,17 @@ public final class Daemon {
                     settings: settings, snapshot: { board.snapshot() }, syncNow: { pageRequests.post(.syncNow) },
                     undo: { pageRequests.post(.undo($0)) }, pairings: pairings,
                     pair: { pageRequests.post(.pair($0)) }, pageSettings: { pageSettings.answer($0) },
-                    setup: { pageSetup.answer($0) }, logger: logger))
+                    setup: { pageSetup.answer($0) },
+                    // Each server's thread reads the store through a connection of its own.
+                    contacts: StoreContacts(path: options.storePath ?? configuration.storePath),
+                    armRestore: { request in
+                        // The main loop decides; this only spares the page a promise it cannot keep.
+                        if let undo = board.snapshot().undo, undo.phase == .armed || undo.phase == .confirmed {
+                            return false
+                        }
+                        pageRequests.post(.restore(request))
+                        return true
+                    }, logger: logger))
         } catch {
             logger.error(
                 settings.tls == nil ? "Status page unavailable" : "Status page over HTTPS unavailable",

@@ -10,6 +10,8 @@ public enum PageRequest: Sendable, Equatable {
     case pair(PairingRequest)
     /// The page saved the settings file: read the configuration again, and have the store follow `changes`.
     case settingsSaved([RemoteChange])
+    /// A contact's page asks to restore a version, confirmed by a long press of the button.
+    case restore(PageRestore)
 }
 
 /// The status page's requests on their way to the main loop, which alone decides on them (the server's thread only

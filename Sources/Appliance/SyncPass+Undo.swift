@@ -1,5 +1,6 @@
 import ContactStore
 import StatusServer
+import StoreContacts
 
 // The undo from the status page, on the worker's thread (the store is its): the dry run the page shows before it
 // asks, the undo a long press confirms, and the restore points the page offers.
@@ -18,6 +19,22 @@ extension SyncPass {
             if let contacts = try? store.count() { news(.contactsCounted(contacts)) }
         }
         return result
+    }
+
+    /// Puts back the version a contact's page asked for and a long press confirmed: through the contacts' backend
+    /// the page itself writes with (a run of its own, kind `restore`), on a connection of this thread's own.
+    public func restore(_ request: PageRestore) -> StatusSnapshot.Undo {
+        let name = request.name.isEmpty ? "(no name)" : request.name
+        do throws(ContactsError) {
+            let outcome = try StoreContacts(path: store.path).write(
+                .restore(uid: request.uid, historyID: request.historyID, by: "the box's button"))
+            refreshRestorePoints(force: true)
+            if let contacts = try? store.count() { news(.contactsCounted(contacts)) }
+            return StatusSnapshot.Undo(
+                run: request.historyID, phase: .done, undoRun: outcome.runID, restore: name)
+        } catch {
+            return StatusSnapshot.Undo(run: request.historyID, phase: .failed, message: error.message, restore: name)
+        }
     }
 
     private func undo(run: Int64, dryRun: Bool) -> StatusSnapshot.Undo {

@@ -1,3 +1,5 @@
+import StatusServer
+
 /// Why a sync pass runs. Requests that arrive while a pass runs are merged into one follow-up pass.
 public enum SyncTrigger: String, Sendable, CaseIterable {
     case startup
@@ -15,7 +17,8 @@ public enum SyncTrigger: String, Sendable, CaseIterable {
     case retry
     /// The configuration was reloaded (SIGHUP).
     case reload
-    /// A long press confirmed an undo armed on the status page: the undo, then a pass to carry it to the remotes.
+    /// A long press confirmed an undo armed on the status page (or a restore armed on a contact's page): it, then
+    /// a pass to carry it to the remotes.
     case undo
 }
 
@@ -29,6 +32,8 @@ public struct SyncRequest: Sendable, Equatable {
     /// Undo this run in the store before syncing (confirmed by a long press). The main loop confirms one undo at a
     /// time and no other until it is done, so two never meet in one request.
     public var undoRun: Int64?
+    /// A contact's version to put back before syncing (confirmed by a long press), as an undo is.
+    public var restore: PageRestore?
 
     public init(_ trigger: SyncTrigger, confirmDeletions: Bool = false, fullCheck: Bool = false, undoRun: Int64? = nil)
     {
@@ -45,6 +50,7 @@ public struct SyncRequest: Sendable, Equatable {
         merged.confirmDeletions = confirmDeletions || other.confirmDeletions
         merged.fullCheck = fullCheck || other.fullCheck
         merged.undoRun = undoRun ?? other.undoRun
+        merged.restore = restore ?? other.restore
         return merged
     }
 

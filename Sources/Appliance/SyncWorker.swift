@@ -143,6 +143,7 @@ public final class SyncWorker: Sendable {
             post(.passStarted(request))
             // The undo first, then the pass carries it to every remote.
             if let run = request.undoRun { post(.undoFinished(pass.undo(run: run))) }
+            if let restore = request.restore { post(.undoFinished(pass.restore(restore))) }
             let result = pass.run(request, configuration: configuration, shouldStop: { [self] in isStopping })
             // A pass's buffers (listings, cards, HTTP bodies) are free now: give the pages back until the next one.
             malloc_trim(0)

@@ -19,6 +19,8 @@ public struct UndoConfirmation: Sendable, Equatable {
     public private(set) var shown: StatusSnapshot.Undo?
     /// Monotonic milliseconds until which a long press confirms, while armed.
     public private(set) var armedUntil: Int64?
+    /// The restore a contact's page armed instead of an undo (shown as `restore`): what a long press carries out.
+    public private(set) var restore: PageRestore?
 
     public init() {}
 
@@ -34,6 +36,19 @@ public struct UndoConfirmation: Sendable, Equatable {
         guard !isBusy else { return false }
         shown = StatusSnapshot.Undo(run: run, phase: .checking)
         armedUntil = nil
+        restore = nil
+        return true
+    }
+
+    /// A contact's page asks to restore a version, confirmed by the button (its page showed what would change):
+    /// armed at once, as an undo is. Returns false while another undo or restore waits for the button or runs.
+    public mutating func arm(_ request: PageRestore, at now: Int64, wallClock: Int64) -> Bool {
+        guard !isBusy else { return false }
+        shown = StatusSnapshot.Undo(
+            run: request.historyID, phase: .armed, deadline: wallClock + Self.deadline.wholeSecondsRoundingUp,
+            restore: request.name.isEmpty ? "(no name)" : request.name)
+        armedUntil = now + Self.deadline.wholeMilliseconds
+        restore = request
         return true
     }
 
@@ -76,6 +91,8 @@ public struct UndoConfirmation: Sendable, Equatable {
         case notArmed
         /// A long press: undo `run` now.
         case confirmed(run: Int64)
+        /// A long press: carry out this restore now.
+        case restoreConfirmed(PageRestore)
         /// A short press.
         case cancelled
         /// Too late: the deadline passed before the press ended (and the press does nothing else).
@@ -91,6 +108,7 @@ public struct UndoConfirmation: Sendable, Equatable {
             return .cancelled
         }
         end(.confirmed)
+        if let restore { return .restoreConfirmed(restore) }
         return .confirmed(run: run)
     }
 

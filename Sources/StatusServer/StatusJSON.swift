@@ -15,7 +15,7 @@
 ///           "outcome":"ok","store":{"created":1,"updated":3,"deleted":0},
 ///           "remote_counts":{"uploaded":0,"downloaded":1,"updated":3,"deleted":0},"note":null}],
 ///  "undo":{"run":42,"phase":"armed","deadline":1700000120,"revived":0,"reverted":3,"deleted":1,"skipped":0,
-///          "undo_run":null,"message":null,"contacts":[{"name":"Ada Lovelace","action":"reverted"}]}}
+///          "undo_run":null,"message":null,"restore":null,"contacts":[{"name":"Ada Lovelace","action":"reverted"}]}}
 /// ```
 ///
 /// `undo` is null until an undo is asked for on the page; its `contacts` are empty unless the page has a password.
@@ -133,6 +133,8 @@ enum StatusJSON {
         writer.jsonNumber(undo.undoRun)
         writer.raw(",\"message\":")
         writer.jsonString(undo.message)
+        writer.raw(",\"restore\":")
+        writer.jsonString(undo.restore)
         writer.raw(",\"contacts\":")
         writer.jsonArray(undo.contacts) { contact, writer in
             writer.raw("{\"name\":")

@@ -218,6 +218,7 @@ extension StatusPage {
             return parts.join(", ");
           }
           function undoText(u) {
+            if (u.restore !== null) return restoreText(u);
             var run = "run " + u.run;
             switch (u.phase) {
               case "checking": return "Checking what undoing " + run + " would change\\u2026";
@@ -232,6 +233,21 @@ extension StatusPage {
                 (u.message === null ? "see the events" : u.message) + ".";
               case "cancelled": return "The undo of " + run + " was cancelled; nothing changed.";
               case "expired": return "The undo of " + run + " was not confirmed at the box in time; nothing changed.";
+              default: return u.phase;
+            }
+          }
+          function restoreText(u) {
+            var who = u.restore;
+            switch (u.phase) {
+              case "armed": return "To restore " + who + ", hold the button on the box for 3 seconds, until all " +
+                "lights are on, then let go. A short press cancels; unconfirmed, it lapses by itself.";
+              case "confirmed": return "Restoring " + who + "\\u2026";
+              case "done": return "Restored " + who + (u.undo_run === null ? "." :
+                ". This restore is run " + u.undo_run + ", and can be undone.");
+              case "failed": return "The restore of " + who + " failed: " +
+                (u.message === null ? "see the events" : u.message) + ".";
+              case "cancelled": return "The restore of " + who + " was cancelled; nothing changed.";
+              case "expired": return "The restore of " + who + " was not confirmed at the box in time; nothing changed.";
               default: return u.phase;
             }
           }

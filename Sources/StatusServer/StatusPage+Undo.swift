@@ -119,6 +119,7 @@ extension StatusPage {
 
     /// One line per step; the script has the same words (`undoText`).
     static func undoText(_ undo: StatusSnapshot.Undo) -> String {
+        if let who = undo.restore { return restoreText(undo, who: who) }
         let run = "run \(undo.run)"
         switch undo.phase {
         case .checking: return "Checking what undoing \(run) would change\u{2026}"
@@ -133,6 +134,23 @@ extension StatusPage {
         case .failed: return "The undo of \(run) failed: \(undo.message ?? "see the events")."
         case .cancelled: return "The undo of \(run) was cancelled; nothing changed."
         case .expired: return "The undo of \(run) was not confirmed at the box in time; nothing changed."
+        }
+    }
+
+    /// A restore from a contact's page, waiting for the button or done; the script has the same words
+    /// (`restoreText`).
+    static func restoreText(_ undo: StatusSnapshot.Undo, who: String) -> String {
+        switch undo.phase {
+        case .armed:
+            return "To restore \(who), hold the button on the box for 3 seconds, until all lights are on, then let go. "
+                + "A short press cancels; unconfirmed, it lapses by itself."
+        case .confirmed: return "Restoring \(who)\u{2026}"
+        case .done:
+            return "Restored \(who)" + (undo.undoRun.map { ". This restore is run \($0), and can be undone." } ?? ".")
+        case .failed: return "The restore of \(who) failed: \(undo.message ?? "see the events")."
+        case .cancelled: return "The restore of \(who) was cancelled; nothing changed."
+        case .expired: return "The restore of \(who) was not confirmed at the box in time; nothing changed."
+        case .checking, .previewed: return undo.phase.rawValue
         }
     }
 

@@ -168,6 +168,9 @@ public struct StatusSnapshot: Sendable, Equatable {
         /// Some of the contacts it changes, at most ``contactLimit``. Names are shown only behind the page's
         /// password: the server leaves them out when there is none.
         public var contacts: [Contact]
+        /// Set when what waits for the button is a restore of one contact from its page (`run` is then the history
+        /// row it goes back before): the contact's name, or "a contact" where names are not shown.
+        public var restore: String?
 
         public static let contactLimit = 10
 
@@ -184,7 +187,8 @@ public struct StatusSnapshot: Sendable, Equatable {
 
         public init(
             run: Int64, phase: Phase, deadline: Int64? = nil, revived: Int = 0, reverted: Int = 0, deleted: Int = 0,
-            skipped: Int = 0, undoRun: Int64? = nil, message: String? = nil, contacts: [Contact] = []
+            skipped: Int = 0, undoRun: Int64? = nil, message: String? = nil, contacts: [Contact] = [],
+            restore: String? = nil
         ) {
             self.run = run
             self.phase = phase
@@ -196,6 +200,7 @@ public struct StatusSnapshot: Sendable, Equatable {
             self.undoRun = undoRun
             self.message = message
             self.contacts = contacts
+            self.restore = restore
         }
     }
 
@@ -240,6 +245,7 @@ public struct StatusSnapshot: Sendable, Equatable {
     public func withoutNames() -> StatusSnapshot {
         var copy = self
         copy.undo?.contacts = []
+        if copy.undo?.restore != nil { copy.undo?.restore = "a contact" }
         return copy
     }
 }

@@ -106,4 +106,26 @@ struct UndoConfirmationTests {
         #expect(!request.confirmDeletions)
         #expect(request.reasons == "undo")
     }
+
+    @Test("a restore from a contact's page arms at once; a long press hands it on, a short one cancels; one at a time")
+    func restoreArmed() {
+        var undo = UndoConfirmation()
+        let restore = PageRestore(uid: "ada", historyID: 12, name: "Ada Lovelace")
+        #expect(undo.arm(restore, at: 10_000, wallClock: 1_700_000_000))
+        #expect(undo.isArmed && undo.shown?.restore == "Ada Lovelace" && undo.shown?.deadline == 1_700_000_120)
+        #expect(undo.preview(run: 5) == false, "no undo while the restore waits")
+        #expect(undo.arm(PageRestore(uid: "bob", historyID: 13, name: "Bob"), at: 11_000, wallClock: 0) == false)
+        #expect(undo.button(long: true, at: 20_000) == .restoreConfirmed(restore))
+        undo.finished(StatusSnapshot.Undo(run: 12, phase: .done, undoRun: 30, restore: "Ada Lovelace"))
+        #expect(undo.shown?.phase == .done && undo.shown?.undoRun == 30 && !undo.isBusy)
+
+        #expect(undo.arm(PageRestore(uid: "bob", historyID: 13, name: ""), at: 30_000, wallClock: 0))
+        #expect(undo.shown?.restore == "(no name)")
+        #expect(undo.button(long: false, at: 31_000) == .cancelled)
+        // An undo after it is an undo again, not the restore.
+        #expect(undo.preview(run: 7))
+        undo.previewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 1))
+        #expect(undo.arm(run: 7, at: 40_000, wallClock: 0))
+        #expect(undo.button(long: true, at: 41_000) == .confirmed(run: 7))
+    }
 }

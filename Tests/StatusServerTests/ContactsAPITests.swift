@@ -470,4 +470,18 @@ struct ContactsPageTests {
         #expect(unpaired.status == 403)
         #expect(contacts.writes.count == 1)
     }
+
+    @Test("a restore waiting for the button: named behind the page's password, \"a contact\" without it")
+    func restoreOnStatusPage() throws {
+        var snapshot = makeSnapshot()
+        snapshot.undo = StatusSnapshot.Undo(run: 12, phase: .armed, deadline: 1_700_000_120, restore: "Ada <b>")
+        let open = try makeServer(snapshot: snapshot)
+        let page = try get(open, "/")
+        #expect(page.body.contains("To restore a contact, hold the button"))
+        #expect(!page.body.contains("Ada"))
+        #expect(try get(open, "/api/status").body.contains("\"restore\":\"a contact\""))
+        let closed = try makeServer(snapshot: snapshot, password: "secret words")
+        let basic = [("Authorization", "Basic " + Data("any:secret words".utf8).base64EncodedString())]
+        #expect(try get(closed, "/", headers: basic).body.contains("To restore Ada &lt;b&gt;, hold the button"))
+    }
 }

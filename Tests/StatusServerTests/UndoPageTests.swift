@@ -52,7 +52,7 @@ struct UndoPageTests {
         #expect(
             undo.keys == [
                 "run", "phase", "deadline", "revived", "reverted", "deleted", "skipped", "undo_run", "message",
-                "contacts",
+                "restore", "contacts",
             ])
         #expect(undo["phase"] == .string("armed"))
         #expect(undo["deadline"] == .number("1700000120"))

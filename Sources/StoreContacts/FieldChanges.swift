@@ -46,9 +46,17 @@ enum FieldChanges {
         .timezone: "Time zone", .geo: "Location",
     ]
 
-    /// Every field of a card as (field, value): the fields in words, then the unknown properties by name.
+    /// Every field of a card as (field, value): the fields in words, then the unknown properties by name. The name's
+    /// parts (`N`) count whenever the card has them, not only where the page shows them beside a different `FN`:
+    /// an edit of the `FN` alone is then a change of the name alone.
     private static func items(_ view: CardView) -> [(field: String, value: String)] {
-        var items = view.fields.map { (field: fieldName($0), value: $0.value) }
+        let parts = ContactField(kind: .name, label: "full name", value: "")
+        var items = view.fields.filter { $0.kind != .name || $0.label != parts.label }.map {
+            (field: fieldName($0), value: $0.value)
+        }
+        if let derived = view.card.derivedFN, derived.source == "N" {
+            items.append((field: fieldName(parts), value: derived.text))
+        }
         for property in view.unknown {
             let value = property.dataBytes.map { "\($0) bytes of data" } ?? property.value
             items.append((field: property.name, value: value))

@@ -85,7 +85,7 @@ let package = Package(
         // The household's contacts for the page and the JSON API: the status server's ContactsBackend over the store.
         .target(
             name: "StoreContacts",
-            dependencies: ["ContactStore", "SafeText", "StatusServer", "SystemSupport", "VCard"]),
+            dependencies: ["ContactStore", "SQLite", "SafeText", "StatusServer", "SystemSupport", "VCard"]),
         .target(
             name: "Appliance",
             dependencies: [

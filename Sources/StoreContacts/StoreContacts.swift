@@ -1,7 +1,121 @@
 import ContactStore
+import Glibc
+import SQLite
 import StatusServer
+import SystemSupport
 
 /// The status server's ``ContactsBackend`` over the store: what the page and the JSON API show of the household's
 /// contacts, and the writes they make.
-public final class StoreContacts {
+///
+/// MHD's one thread uses it, one request at a time (the contract's promise), so its two connections need no lock:
+/// `@unchecked Sendable` rests on that. Reads go through a read-only connection, opened at the first read; the first
+/// write opens a writable one and keeps it, so that a box whose page only reads never holds a writer. A store that
+/// does not exist yet (the daemon's first start) or has an older schema (a migration on its way) answers 503 in
+/// words until it can be read.
+public final class StoreContacts: ContactsBackend, @unchecked Sendable {
+    let path: String
+    let now: () -> Int64
+    private var readStore: ContactStore?
+    private var writeStore: ContactStore?
+
+    public init(path: String, now: @escaping () -> Int64 = wallClockMillis) {
+        self.path = path
+        self.now = now
+    }
+
+    // MARK: The two connections
+
+    /// The read-only connection, opened now if it is not yet.
+    func reader() throws(ContactsError) -> ContactStore {
+        if let readStore { return readStore }
+        do {
+            let store = try ContactStore(readingOnly: path, now: now)
+            readStore = store
+            return store
+        } catch {
+            throw Self.openingError(error, path: path)
+        }
+    }
+
+    /// The writable connection, opened (and the schema migrated, when it must be) at the first write, then kept.
+    func writer() throws(ContactsError) -> ContactStore {
+        if let writeStore { return writeStore }
+        do {
+            let store = try ContactStore(path: path, now: now)
+            writeStore = store
+            return store
+        } catch {
+            throw Self.openingError(error, path: path)
+        }
+    }
+
+    /// Runs `body` against the read-only store, its failures as the API answers them.
+    func reading<T>(_ body: (ContactStore) throws -> T) throws(ContactsError) -> T {
+        let store = try reader()
+        do {
+            return try body(store)
+        } catch {
+            throw Self.contactsError(error)
+        }
+    }
+
+    /// Runs `body` against the writable store, its failures as the API answers them.
+    func writing<T>(_ body: (ContactStore) throws -> T) throws(ContactsError) -> T {
+        let store = try writer()
+        do {
+            return try body(store)
+        } catch {
+            throw Self.contactsError(error)
+        }
+    }
+
+    static let settingUp = "the store is being set up; try again in a moment"
+
+    /// Why the store could not be opened, as the API answers it: a store that is not there yet, or that waits for
+    /// its migration, is a moment's wait (503); a newer schema or a damaged file is the store's failure (500).
+    static func openingError(_ error: any Error, path: String) -> ContactsError {
+        if let error = error as? ContactStoreError {
+            switch error.code {
+            case .olderSchema: return ContactsError(status: 503, settingUp)
+            default: return ContactsError(status: 500, "cannot open the store: \(error.message)")
+            }
+        }
+        if let error = error as? SQLiteError {
+            if error.isBusy { return busy }
+            if access(path, F_OK) != 0 || error.mayBeReadOnly {
+                return ContactsError(status: 503, settingUp)
+            }
+            return ContactsError(status: 500, "cannot open the store: \(error.message)")
+        }
+        return contactsError(error)
+    }
+
+    static let busy = ContactsError(status: 503, "the store is busy (a sync is writing to it); try again in a moment")
+
+    /// A failure of a store call, as the API answers it: busy is 503, a missing row 404, a refused argument 400,
+    /// anything else the store's failure (500) in its own words.
+    static func contactsError(_ error: any Error) -> ContactsError {
+        switch error {
+        case let error as ContactsError:
+            return error
+        case let error as SQLiteError:
+            return error.isBusy ? busy : ContactsError(status: 500, "the store failed: \(error.message)")
+        case let error as ContactStoreError:
+            switch error.code {
+            case .notFound: return ContactsError(status: 404, error.message)
+            case .invalidArgument, .chunkTooLarge: return ContactsError(status: 400, error.message)
+            case .olderSchema: return ContactsError(status: 503, settingUp)
+            default: return ContactsError(status: 500, "the store failed: \(error.message)")
+            }
+        default:
+            return ContactsError(status: 500, "the store failed: \(error)")
+        }
+    }
+
+    /// `limit` checked against the contract's 1 to 100.
+    static func checkLimit(_ limit: Int) throws(ContactsError) {
+        guard (1...ContactStore.chunkLimit).contains(limit) else {
+            throw ContactsError(status: 400, "limit \(limit) is outside 1 to \(ContactStore.chunkLimit)")
+        }
+    }
 }

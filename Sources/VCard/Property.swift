@@ -47,8 +47,9 @@ public struct Property: Sendable, Equatable {
     /// The value's first bytes (all of a value held in memory), enough to tell what it is.
     var valueHead: String { large?.head(1024) ?? inlineValue }
 
-    /// The value's bytes in order, in pieces, read in place.
-    func forEachValuePiece(_ body: (UnsafeRawBufferPointer) -> Void) {
+    /// The value's bytes in order, in pieces, read in place: a large value (a photo of megabytes) without a String
+    /// of it whole.
+    public func forEachValuePiece(_ body: (UnsafeRawBufferPointer) -> Void) {
         if let large { return large.forEachPiece(body) }
         var copy = inlineValue
         copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }

@@ -1,0 +1,110 @@
+import ContactStore
+import StatusServer
+import VCard
+
+// Reading: every call one keyset page of at most 100 rows, or one contact and its page of versions, from the
+// read-only connection.
+extension StoreContacts {
+    public func list(search: String?, after cursor: String?, limit: Int) throws(ContactsError) -> ContactsPage {
+        try Self.checkLimit(limit)
+        let start = try cursor.map { (text) throws(ContactsError) in try PageCursor.contactCursor(text) }
+        return try reading { store in
+            let search = search.map(\.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+            let page = try store.contacts(after: start, limit: limit, search: search)
+            let summaries = page.map { CardView(text: $0.text, uid: $0.uid).summary(of: $0) }
+            let next = page.count == limit ? page.last.map { PageCursor.encode($0.cursor) } : nil
+            return ContactsPage(contacts: summaries, next: next)
+        }
+    }
+
+    public func contact(uid: String) throws(ContactsError) -> ContactDetail? {
+        try reading { store in
+            // A tombstone keeps its last version: what the contact was when it was deleted.
+            guard let contact = try store.contact(uid: uid) else { return nil }
+            let view = CardView(text: contact.text, uid: uid)
+            return ContactDetail(
+                summary: view.summary(of: contact), deleted: contact.deleted, fields: view.fields,
+                unknown: view.unknown, properties: view.properties,
+                remotes: try extras(store).remoteNames(holding: uid))
+        }
+    }
+
+    public func versions(uid: String, before: Int64?, limit: Int) throws(ContactsError) -> VersionsPage {
+        try Self.checkLimit(limit)
+        return try reading { store in
+            // One more row than asked tells whether there is an older page.
+            let rows = try store.history(uid: uid, before: before, limit: min(limit + 1, ContactStore.chunkLimit))
+            let entries = Array(rows.prefix(limit))
+            var causes = Causes(store: store)
+            var versions: [ContactVersion] = []
+            // Newest first: the state a change led to is the state before the next newer one, or the contact now.
+            var newer: ContactState?
+            for entry in entries {
+                let after = try newer ?? store.state(after: entry)
+                let before = entry.stateBefore
+                versions.append(
+                    ContactVersion(
+                        id: entry.id, recordedAt: entry.recordedAt, kind: entry.kind.rawValue,
+                        cause: try causes.cause(of: entry), runID: entry.runID,
+                        changes: FieldChanges.between(
+                            Self.view(before ?? .live(text: entry.text, hash: entry.hash), uid), Self.view(after, uid)),
+                        canRestore: entry.kind != .created && entry.text.count > 0))
+                if entry.kind != .archived { newer = before }
+            }
+            let more = rows.count > limit || (rows.count == limit && limit == ContactStore.chunkLimit)
+            return VersionsPage(versions: versions, next: more ? entries.last?.id : nil)
+        }
+    }
+
+    public func trash(after cursor: String?, limit: Int) throws(ContactsError) -> TrashPage {
+        try Self.checkLimit(limit)
+        let before = try cursor.map { (text) throws(ContactsError) in try PageCursor.historyID(text) }
+        return try reading { store in
+            let scan = try extras(store).trash(before: before, limit: limit)
+            var causes = Causes(store: store)
+            let contacts = try scan.deletions.map { entry in
+                TrashedContact(
+                    uid: entry.uid, name: CardView(text: entry.text, uid: entry.uid).name(stored: Card.unreadableName),
+                    deletedAt: entry.recordedAt, cause: try causes.cause(of: entry), historyID: entry.id)
+            }
+            return TrashPage(contacts: contacts, next: scan.next.map { PageCursor.encode(historyID: $0) })
+        }
+    }
+
+    public func changes(since seq: Int64, limit: Int) throws(ContactsError) -> ChangesPage {
+        try Self.checkLimit(limit)
+        guard seq >= 0 else { throw ContactsError(status: 400, "since \(seq) is below 0") }
+        return try reading { store in
+            let rows = try store.changes(since: seq, limit: limit)
+            let results = rows.map { ContactChange(seq: $0.changeSeq, uid: $0.uid, deleted: $0.deleted, hash: $0.hash) }
+            return ChangesPage(results: results, lastSeq: results.last?.seq ?? seq)
+        }
+    }
+
+    public func lastChange() throws(ContactsError) -> Int64 {
+        try reading { try $0.currentChangeSeq() }
+    }
+
+    public func photo(uid: String) throws(ContactsError) -> ContactPhoto? {
+        try reading { store in
+            guard let contact = try store.contact(uid: uid) else { return nil }
+            let card = Card.stored(contact.text, uid: uid)
+            // A URL is never fetched: the box does not go where a card points.
+            guard let photo = card.first("PHOTO"), let data = BinaryValue(photo),
+                let bytes = data.decoded(from: photo, limit: BinaryValue.photoLimit),
+                let type = ImageType.of(bytes)
+            else { return nil }
+            return ContactPhoto(mediaType: type, bytes: bytes)
+        }
+    }
+
+    /// The view of a state's card; nil when the contact was not live.
+    static func view(_ state: ContactState?, _ uid: String) -> CardView? {
+        guard case .live(let text, _)? = state else { return nil }
+        return CardView(text: text, uid: uid)
+    }
+
+    func extras(_ store: ContactStore) -> any StoreExtras {
+        StoreExtrasFallback(store: store)
+    }
+}

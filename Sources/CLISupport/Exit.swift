@@ -106,6 +106,12 @@ public enum Exit {
         ],
         "run": [(0, "stopped by a signal"), (64, nil), (71, nil), (78, nil)],
         "pair": [(0, nil), (64, nil), (73, "the pairing files cannot be written in the store's folder"), (78, nil)],
+        "token": [
+            (0, nil), (1, "`token revoke` found no token with that name"),
+            (64, "bad usage, or a name that is not 1 to 32 letters, digits, dots, dashes or underscores"),
+            (73, "the tokens file in the store's folder cannot be read or written"),
+            (78, "the configuration is wrong, a token has that name already, or there are 32 tokens already"),
+        ],
     ]
 
     /// The codes `command` exits with (`"sync"`): nil for a command not in ``commands``.

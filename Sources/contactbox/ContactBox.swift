@@ -21,7 +21,7 @@ struct ContactBox: ParsableCommand {
         version: "\(contactboxVersion) (build \(buildID))",
         subcommands: [
             RemoteSubcommand.Run.self, RemoteSubcommand.Sync.self, RemoteSubcommand.Discover.self,
-            RemoteSubcommand.Pair.self, RemoteSubcommand.Remote.self, ImportCommand.self,
+            RemoteSubcommand.Pair.self, RemoteSubcommand.Remote.self, RemoteSubcommand.Token.self, ImportCommand.self,
             ExportCommand.self,
             ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
             RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
@@ -42,7 +42,7 @@ struct ContactBox: ParsableCommand {
 /// The subcommands that talk to remotes live in `contactbox-remote`, next to this binary: this one never loads
 /// libcurl and libxml2 (see Package.swift). They are listed here for `--help` and run there.
 enum RemoteSubcommand {
-    static let names: Set<String> = ["run", "sync", "discover", "pair", "remote"]
+    static let names: Set<String> = ["run", "sync", "discover", "pair", "remote", "token"]
 
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -73,6 +73,13 @@ enum RemoteSubcommand {
             commandName: "remote",
             abstract: "Add, list or remove address books: remote add|list|remove (see remote --help).")
         func run() throws { RemoteSubcommand.run(["remote"]) }
+    }
+
+    struct Token: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "token",
+            abstract: "Make, list or revoke the JSON API's tokens: token create|list|revoke (see token --help).")
+        func run() throws { RemoteSubcommand.run(["token"]) }
     }
 
     /// Replaces this process with `contactbox-remote ARGUMENTS`; returns only by exiting on failure.

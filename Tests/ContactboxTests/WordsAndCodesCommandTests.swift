@@ -72,7 +72,7 @@ struct WordsAndCodesCommandTests {
         ("restore", [0, 1, 64, 74, 78]), ("undo", [0, 1, 64, 74, 78]), ("prune-history", [0, 64, 74, 78]),
         ("check-config", [0, 1, 64, 78]), ("sync", [0, 1, 10, 64, 69, 74, 75, 76, 77, 78]),
         ("discover", [0, 1, 64, 69, 75, 76, 77, 78]), ("run", [0, 64, 71, 78]), ("pair", [0, 64, 73, 78]),
-        ("remote", [0, 64, 69, 73, 75, 76, 77, 78]),
+        ("remote", [0, 64, 69, 73, 75, 76, 77, 78]), ("token", [0, 1, 64, 73, 78]),
     ]
 
     @Test("every command's help names the exit codes Docs/commands.md gives it", arguments: codes)

@@ -37,7 +37,9 @@ extension ApplianceCore {
             guard undo.arm(restore, at: now.monotonic, wallClock: now.wall) else {
                 return [.log(.notice, "Restore not armed: another change waits for the button or runs", metadata)]
             }
-            return [.log(.notice, "Restore armed on a contact's page: hold the button for 3 seconds to confirm", metadata)]
+            return [
+                .log(.notice, "Restore armed on a contact's page: hold the button for 3 seconds to confirm", metadata)
+            ]
         case .settingsSaved(let changes):
             return [.log(.notice, "Settings saved on the status page", [:]), .reload(changes)]
         case .pair(let request):

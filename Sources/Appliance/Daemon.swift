@@ -47,6 +47,8 @@ public final class Daemon {
     let pageRequests: PageRequests
     /// The browsers paired with the box, kept beside the store.
     let pairings: PairedBrowsers
+    /// The JSON API's tokens (`contactbox token`), in the same folder.
+    let tokens: APITokens
     /// The settings the page reads and changes, and the address books it adds: both save, then the loop reloads.
     let pageSettings: PageSettings
     let pageSetup: PageSetup
@@ -101,6 +103,9 @@ public final class Daemon {
         worker = try SyncWorker(configuration: configuration, mainLoop: wake)
         core = ApplianceCore(sync: configuration.sync, remotes: configuration.remotes.count, now: now)
         pairings = PairedBrowsers(
+            folder: Configuration.stateFolder(ofStore: options.storePath ?? configuration.storePath),
+            logger: self.logger)
+        tokens = APITokens(
             folder: Configuration.stateFolder(ofStore: options.storePath ?? configuration.storePath),
             logger: self.logger)
         let pageRequests = pageRequests
@@ -277,7 +282,7 @@ public final class Daemon {
                     pair: { pageRequests.post(.pair($0)) }, pageSettings: { pageSettings.answer($0) },
                     setup: { pageSetup.answer($0) },
                     // Each server's thread reads the store through a connection of its own.
-                    contacts: StoreContacts(path: options.storePath ?? configuration.storePath),
+                    contacts: StoreContacts(path: options.storePath ?? configuration.storePath), tokens: tokens,
                     armRestore: { request in
                         // The main loop decides; this only spares the page a promise it cannot keep.
                         if let undo = board.snapshot().undo, undo.phase == .armed || undo.phase == .confirmed {

@@ -459,4 +459,68 @@ enum ContactsHTML {
         w.raw("</p>\n</section>\n")
         foot(into: &w)
     }
+
+    // MARK: API tokens
+
+    /// The tokens (never a token itself but `created`, once, right after it was made), and for a paired browser the
+    /// forms that make and revoke them.
+    static func tokens(
+        _ list: [APITokens.Info], formToken: String?, created: (name: String, token: String)?, problem: String?,
+        into w: inout ByteWriter
+    ) {
+        head("API tokens", into: &w)
+        w.raw("<h1>API tokens</h1>\n<p class=\"note\">Programs read the contacts with a token (")
+        w.raw("<code>Authorization: Bearer TOKEN</code>); one that writes may also change them.</p>\n")
+        if let created {
+            w.raw("<section id=\"token-new\">\n<p>The token <strong>")
+            w.html(created.name)
+            w.raw("</strong>, shown this once: copy it now.</p>\n<code class=\"token-secret\">")
+            w.html(created.token)
+            w.raw("</code>\n</section>\n")
+        }
+        if let problem {
+            w.raw("<p id=\"token-problem\" class=\"deleted\">")
+            w.html(problem)
+            w.raw("</p>\n")
+        }
+        w.raw("<section>\n<ol id=\"tokens\" class=\"list\">\n")
+        for info in list {
+            w.raw("<li class=\"token\"><span class=\"who\"><span class=\"name\">")
+            w.html(info.name)
+            w.raw("</span><span class=\"note\">")
+            w.raw(info.scope == .write ? "reads and writes" : "reads")
+            w.raw(", made ")
+            UnixTime.writeUTC(info.created, into: &w)
+            w.raw(", ")
+            if let used = info.lastUsed {
+                w.raw("last used ")
+                UnixTime.writeUTC(used, into: &w)
+            } else {
+                w.raw("never used")
+            }
+            w.raw("</span></span>")
+            if let formToken {
+                w.raw("<form class=\"inline\" method=\"post\" action=\"/tokens\">")
+                hidden("action", "revoke", into: &w)
+                hidden("name", info.name, into: &w)
+                hidden("token", formToken, into: &w)
+                w.raw("<button class=\"secondary\" type=\"submit\">Revoke</button></form>")
+            }
+            w.raw("</li>\n")
+        }
+        if list.isEmpty { w.raw("<li class=\"empty\">No tokens yet.</li>\n") }
+        w.raw("</ol>\n</section>\n")
+        if let formToken {
+            w.raw("<section>\n<h2>Make a token</h2>\n<form id=\"token-create\" method=\"post\" action=\"/tokens\">")
+            hidden("action", "create", into: &w)
+            hidden("token", formToken, into: &w)
+            w.raw("<p><label>Name <input name=\"name\" required maxlength=\"32\" pattern=\"[A-Za-z0-9._\\-]+\" ")
+            w.raw("placeholder=\"home-assistant\"></label></p>\n<p><label><input type=\"checkbox\" name=\"write\"> ")
+            w.raw("It may also change contacts</label></p>\n<button type=\"submit\">Make the token</button></form>\n")
+            w.raw("</section>\n")
+        } else {
+            w.raw("<p class=\"note\">Pair this browser with the box to make or revoke tokens.</p>\n")
+        }
+        foot(into: &w)
+    }
 }

@@ -98,15 +98,6 @@ extension RequestHandler {
         }
     }
 
-    /// A bearer token from an `Authorization` value (RFC 6750 section 2.1: `Bearer` in any case, then the token).
-    static func bearerToken(_ authorization: String?) -> String? {
-        guard let authorization else { return nil }
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingWhitespace
-        return token.isEmpty ? nil : token
-    }
-
     /// The reader a bearer token names, or the refusal: a wrong token counts as a wrong password does
     /// (``PasswordAttempts``), and is never logged.
     func tokenReader(_ connection: OpaquePointer, _ bearer: String) -> Result<ContactsReader, ContactsRefusal> {
@@ -116,7 +107,7 @@ extension RequestHandler {
         if let wait = attempts.withLock({ $0.wait(for: key, now: now) }) {
             return .failure(ContactsRefusal(.tooManyRequests(retryAfter: wait)))
         }
-        guard let access = checkToken?(bearer) else {
+        guard let access = tokens?.check(bearer: bearer) else {
             let (failures, _) = attempts.withLock { $0.failed(key, now: now) }
             logger.notice(
                 "Unknown or revoked API token",
@@ -510,6 +501,53 @@ public struct PageRestore: Sendable, Equatable {
 }
 
 extension RequestHandler {
-    func tokensPage(reader: ContactsReader) -> Response { .notFound }
-    func changeTokens(_ connection: OpaquePointer, body: [UInt8]) -> Response { .notFound }
+    /// `GET /tokens`: the API tokens, and for a paired browser the forms that make and revoke them.
+    func tokensPage(reader: ContactsReader) -> Response {
+        guard let tokens else { return .notFound }
+        var w = ByteWriter(capacity: 4096)
+        ContactsHTML.tokens(tokens.list(), formToken: formToken(reader), created: nil, problem: nil, into: &w)
+        return .reply(Reply(status: 200, contentType: Reply.html, body: w.bytes))
+    }
+
+    /// `POST /tokens` from a paired browser with its token: `action` `create` (`name`, `write`: `on` for a token that
+    /// writes) shows the new token once; `revoke` (`name`).
+    func changeTokens(_ connection: OpaquePointer, body: [UInt8]) -> Response {
+        guard let tokens else { return .notFound }
+        guard let form = FormBody.fields(body) else {
+            return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
+        }
+        guard case .paired(let browser) = pairedSender(connection, form: form), let secret = pairingSecret(connection)
+        else { return .notPaired }
+        let name = form["name"]?.trimmingWhitespace ?? ""
+        var created: String?
+        var problem: String?
+        var status: UInt32 = 200
+        do throws(APITokens.Failure) {
+            switch form["action"] {
+            case "create":
+                created = try tokens.create(name: name, write: form["write"] == "on")
+                logger.notice(
+                    "API token made on the status page",
+                    metadata: ["token.name": "\(name)", "pairing.browser": "\(browser.id)"])
+            case "revoke":
+                if try tokens.revoke(name: name) {
+                    logger.notice(
+                        "API token revoked on the status page",
+                        metadata: ["token.name": "\(name)", "pairing.browser": "\(browser.id)"])
+                } else {
+                    problem = "No token is named \(name)."
+                    status = 404
+                }
+            default:
+                return .badRequest("action must be create or revoke.")
+            }
+        } catch {
+            problem = error.description
+            status = 400
+        }
+        var w = ByteWriter(capacity: 4096)
+        ContactsHTML.tokens(
+            tokens.list(), formToken: secret.token, created: created.map { (name, $0) }, problem: problem, into: &w)
+        return .reply(Reply(status: status, contentType: Reply.html, body: w.bytes))
+    }
 }

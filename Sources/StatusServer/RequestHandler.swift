@@ -38,8 +38,8 @@ final class RequestHandler: Sendable {
     let setup: (@Sendable (SetupRequest) -> SetupAnswer)?
     /// The household's contacts (``ContactsBackend``); nil: no contacts' pages or API.
     let contacts: (any ContactsBackend)?
-    /// The API token's name and whether it may write, for a bearer token; nil: unknown or revoked.
-    let checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)?
+    /// The JSON API's tokens (`contactbox token`); nil: no token is taken.
+    let tokens: APITokens?
     /// Hands a restore to the box's button (false: another change waits for it); nil: only on the page.
     let armRestore: (@Sendable (PageRestore) -> Bool)?
     /// The changes feed's waiting requests.
@@ -62,8 +62,7 @@ final class RequestHandler: Sendable {
         pair: @escaping @Sendable (PairingRequest) -> Void, isSecure: Bool = false,
         settings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
         setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, contacts: (any ContactsBackend)? = nil,
-        checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)? = nil,
-        armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
+        tokens: APITokens? = nil, armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
     ) {
         self.password = Mutex(password.map { Array($0.utf8) })
         self.allowedHosts = allowedHosts
@@ -78,7 +77,7 @@ final class RequestHandler: Sendable {
         self.settings = settings
         self.setup = setup
         self.contacts = contacts
-        self.checkToken = checkToken
+        self.tokens = tokens
         self.armRestore = armRestore
         self.logger = logger
     }
@@ -162,8 +161,8 @@ final class RequestHandler: Sendable {
     /// Before a card's body is read: the writer must be one (a token with `--write`, or a paired browser), and at
     /// most ``maxCardsAtOnce`` cards may be on their way in, since each is held whole until it is complete.
     private func refuseCard(_ connection: OpaquePointer) -> Response? {
-        if let bearer = Self.bearerToken(header(connection, "Authorization")) {
-            guard let access = checkToken?(bearer), access.canWrite else {
+        if let bearer = header(connection, "Authorization").flatMap(APITokens.bearerToken) {
+            guard let access = tokens?.check(bearer: bearer), access.canWrite else {
                 return .reply(.error(401, "Writing a contact needs an API token made with --write."))
             }
         } else if case .refused(let refusal) = pairedSender(connection, form: [:]) {
@@ -185,7 +184,7 @@ final class RequestHandler: Sendable {
         // Authorization header carries one or the other). It reads what the page shows and the contacts' API;
         // changes other than a contact's need a paired browser, which a program is not.
         var token: ContactsReader?
-        if let bearer = Self.bearerToken(header(connection, "Authorization")) {
+        if let bearer = header(connection, "Authorization").flatMap(APITokens.bearerToken) {
             switch tokenReader(connection, bearer) {
             case .success(let reader): token = reader
             case .failure(let refusal): return refusal.response

@@ -44,14 +44,13 @@ public final class StatusServer: Sendable {
         pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
         pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
         setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, contacts: (any ContactsBackend)? = nil,
-        checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)? = nil,
-        armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
+        tokens: APITokens? = nil, armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try self.init(
             settings: settings, clock: monotonicMillis, systemHosts: AllowedHosts.readSystemHosts,
             snapshot: snapshot, syncNow: syncNow, undo: undo, pairings: pairings, pair: pair,
-            pageSettings: pageSettings, setup: setup, contacts: contacts, checkToken: checkToken,
-            armRestore: armRestore, logger: logger)
+            pageSettings: pageSettings, setup: setup, contacts: contacts, tokens: tokens, armRestore: armRestore,
+            logger: logger)
     }
 
     /// `clock` (monotonic milliseconds) times the password lockouts and the re-reading of the interfaces;
@@ -63,8 +62,7 @@ public final class StatusServer: Sendable {
         pairings: PairedBrowsers, pair: @escaping @Sendable (PairingRequest) -> Void = { _ in },
         pageSettings: (@Sendable (SettingsRequest) -> SettingsAnswer)? = nil,
         setup: (@Sendable (SetupRequest) -> SetupAnswer)? = nil, contacts: (any ContactsBackend)? = nil,
-        checkToken: (@Sendable (String) -> (name: String, canWrite: Bool)?)? = nil,
-        armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
+        tokens: APITokens? = nil, armRestore: (@Sendable (PageRestore) -> Bool)? = nil, logger: Logger
     ) throws(StatusServerError) {
         try settings.validate()
         let allowedHosts = AllowedHosts(
@@ -72,8 +70,8 @@ public final class StatusServer: Sendable {
         let handler = RequestHandler(
             password: settings.password, allowedHosts: allowedHosts, clock: clock, snapshot: snapshot,
             syncNow: syncNow, undo: undo, pairings: pairings, pair: pair, isSecure: settings.tls != nil,
-            settings: pageSettings, setup: setup, contacts: contacts, checkToken: checkToken,
-            armRestore: armRestore, logger: logger)
+            settings: pageSettings, setup: setup, contacts: contacts, tokens: tokens, armRestore: armRestore,
+            logger: logger)
         let longPolls = handler.longPolls
         guard let watch = DeadlineWatch(handler.deadlines, tick: { longPolls.resumeAll() }) else {
             throw StatusServerError(

@@ -159,17 +159,24 @@ final class FakeExport: VCardExport {
     }
 }
 
-/// Tokens as `contactbox token create` makes them, for these tests: `read-token` reads, `write-token` writes.
-let testTokens: @Sendable (String) -> (name: String, canWrite: Bool)? = { token in
-    switch token {
-    case "read-token": ("scripts", false)
-    case "write-token": ("phonebook", true)
-    default: nil
+/// The API tokens of a server under test: `read` reads, `write` writes, in a folder of their own.
+struct TestTokens {
+    let folder: TemporaryDirectory
+    let tokens: APITokens
+    let read: String
+    let write: String
+
+    init() throws {
+        folder = try TemporaryDirectory()
+        tokens = APITokens(folder: folder.path)
+        read = try tokens.create(name: "scripts", write: false)
+        write = try tokens.create(name: "phonebook", write: true)
     }
 }
 
 func makeContactsServer(
-    _ contacts: FakeContacts, password: String? = nil, pairings: PairedBrowsers = PairedBrowsers(folder: nil),
+    _ contacts: FakeContacts, tokens: TestTokens? = nil, password: String? = nil,
+    pairings: PairedBrowsers = PairedBrowsers(folder: nil),
     records: LogRecords = LogRecords(), armRestore: (@Sendable (PageRestore) -> Bool)? = nil
 ) throws -> StatusServer {
     var logger = Logger(label: "ContactsAPITests") { _ in RecordingLogHandler(records: records) }
@@ -177,18 +184,23 @@ func makeContactsServer(
     return try StatusServer(
         settings: StatusServer.Settings(host: "127.0.0.1", port: 0, password: password),
         clock: monotonicMillis, systemHosts: { ["127.0.0.1"] }, snapshot: { makeSnapshot() }, syncNow: {},
-        pairings: pairings, contacts: contacts, checkToken: testTokens, armRestore: armRestore, logger: logger)
+        pairings: pairings, contacts: contacts, tokens: tokens?.tokens, armRestore: armRestore, logger: logger)
 }
 
 @Suite("The contacts' JSON API: tokens, paging, ETags, writes, the changes feed, downloads")
 struct ContactsAPITests {
-    let read = [("Authorization", "Bearer read-token")]
-    let write = [("Authorization", "Bearer write-token")]
+    let tokens: TestTokens
+    var read: [(String, String)] { [("Authorization", "Bearer " + tokens.read)] }
+    var write: [(String, String)] { [("Authorization", "Bearer " + tokens.write)] }
+
+    init() throws {
+        tokens = try TestTokens()
+    }
 
     @Test("without a token, a pairing or the page's password: 401 with a Bearer challenge, and the page asks to pair")
     func refusedWithoutCredentials() throws {
         let records = LogRecords()
-        let server = try makeContactsServer(FakeContacts(count: 3), records: records)
+        let server = try makeContactsServer(FakeContacts(count: 3), tokens: tokens, records: records)
         let api = try get(server, "/api/contacts")
         #expect(api.status == 401)
         #expect(api.header("WWW-Authenticate") == "Bearer realm=\"ContactBox\"")
@@ -203,9 +215,24 @@ struct ContactsAPITests {
         #expect(!records.lines.contains { $0.contains("guessed-secret") })
     }
 
+    @Test("a token revoked from another process (the command line) gets 401 once the file says so")
+    func revoked() throws {
+        let server = try makeContactsServer(FakeContacts(count: 1), tokens: tokens)
+        #expect(try get(server, "/api/contacts", headers: read).status == 200)
+        #expect(try APITokens(folder: tokens.folder.path).revoke(name: "scripts"))
+        let deadline = monotonicMillis() + 5_000
+        var status = 200
+        while status == 200, monotonicMillis() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            status = try get(server, "/api/contacts", headers: read).status
+        }
+        #expect(status == 401)
+        #expect(try get(server, "/api/contacts", headers: write).status == 200)
+    }
+
     @Test("a token reads the list in pages of its limit, each page's next cursor giving the following one")
     func paging() throws {
-        let server = try makeContactsServer(FakeContacts(count: 250))
+        let server = try makeContactsServer(FakeContacts(count: 250), tokens: tokens)
         var uids: [String] = []
         var after: String?
         repeat {
@@ -226,7 +253,7 @@ struct ContactsAPITests {
     @Test("every JSON resource has an ETag; If-None-Match with it gets 304; a contact's ETag is its hash")
     func entityTags() throws {
         let contacts = FakeContacts(count: 5)
-        let server = try makeContactsServer(contacts)
+        let server = try makeContactsServer(contacts, tokens: tokens)
         for path in [
             "/api/contacts", "/api/contacts/contact-00002", "/api/contacts/contact-00002/history", "/api/trash",
         ] {
@@ -254,7 +281,7 @@ struct ContactsAPITests {
     @Test("PUT and DELETE: a read-only token gets 403; a write token's If-Match reaches the backend without quotes")
     func writes() throws {
         let contacts = FakeContacts(count: 3)
-        let server = try makeContactsServer(contacts)
+        let server = try makeContactsServer(contacts, tokens: tokens)
         let card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:contact-00002\r\nFN:Changed\r\nEND:VCARD\r\n"
         let refused = try HTTPTestClient.request(
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
@@ -294,12 +321,13 @@ struct ContactsAPITests {
     @Test("a long poll waits for a change and answers with it; with none it answers at its timeout with last_seq")
     func longPoll() throws {
         let contacts = FakeContacts(count: 3)
-        let server = try makeContactsServer(contacts)
+        let server = try makeContactsServer(contacts, tokens: tokens)
         let quiet = try get(server, "/api/changes?since=3&feed=longpoll&timeout=300", headers: read)
         #expect(quiet.status == 200)
         #expect(quiet.body == "{\"results\":[],\"last_seq\":3}\n")
         let answer = Mutex<String?>(nil)
         let started = monotonicMillis()
+        let read = self.read
         let thread = Thread {
             let body = (try? get(server, "/api/changes?since=3&feed=longpoll&timeout=30000", headers: read))?.body
             answer.withLock { $0 = body ?? "failed" }
@@ -319,8 +347,9 @@ struct ContactsAPITests {
 
     @Test("at most four long polls wait at once, two per client; one more gets 503 with Retry-After; stopping answers")
     func longPollLimit() throws {
-        let server = try makeContactsServer(FakeContacts(count: 1))
+        let server = try makeContactsServer(FakeContacts(count: 1), tokens: tokens)
         let answers = Mutex<[Int]>([])
+        let read = self.read
         for source in ["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.2"] {
             Thread {
                 let response = try? HTTPTestClient.request(
@@ -351,9 +380,9 @@ struct ContactsAPITests {
 
     @Test("the download of every contact streams in chunks to the end, as an attachment")
     func download() throws {
-        let server = try makeContactsServer(FakeContacts(count: 5_000))
+        let server = try makeContactsServer(FakeContacts(count: 5_000), tokens: tokens)
         let response = try curlRequest(
-            "GET", "http://127.0.0.1:\(server.port)/api/export", headers: ["Authorization: Bearer read-token"],
+            "GET", "http://127.0.0.1:\(server.port)/api/export", headers: ["Authorization: Bearer " + tokens.read],
             user: nil, includeHeaders: true)
         #expect(response.status == 200)
         #expect(response.headers["content-disposition"]?.hasPrefix("attachment; filename=\"contacts-") == true)
@@ -362,7 +391,7 @@ struct ContactsAPITests {
         #expect(response.body.contains("UID:contact-05000\r\n"))
         let one = try curlRequest(
             "GET", "http://127.0.0.1:\(server.port)/api/export?uid=contact-00042",
-            headers: ["Authorization: Bearer read-token"], user: nil)
+            headers: ["Authorization: Bearer " + tokens.read], user: nil)
         #expect(one.body == "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:contact-00042\r\nFN:Person 00042\r\nEND:VCARD\r\n")
         let badTime = try get(server, "/api/export?as_of=yesterday-ish", headers: read)
         #expect(badTime.status == 400)
@@ -370,7 +399,7 @@ struct ContactsAPITests {
 
     @Test("a photo goes out with the backend's image type, nosniff and a policy that runs nothing")
     func photo() throws {
-        let server = try makeContactsServer(FakeContacts(count: 2))
+        let server = try makeContactsServer(FakeContacts(count: 2), tokens: tokens)
         let photo = try get(server, "/api/contacts/contact-00001/photo", headers: read)
         #expect(photo.status == 200)
         #expect(photo.header("Content-Type") == "image/png")
@@ -381,7 +410,7 @@ struct ContactsAPITests {
 
     @Test("the page's password reads the contacts; a token needs no password; the token reads the status too")
     func password() throws {
-        let server = try makeContactsServer(FakeContacts(count: 2), password: "secret words")
+        let server = try makeContactsServer(FakeContacts(count: 2), tokens: tokens, password: "secret words")
         #expect(try get(server, "/api/contacts").status == 401)
         let basic = "Basic " + Data("any:secret words".utf8).base64EncodedString()
         #expect(try get(server, "/api/contacts", headers: [("Authorization", basic)]).status == 200)
@@ -483,5 +512,37 @@ struct ContactsPageTests {
         let closed = try makeServer(snapshot: snapshot, password: "secret words")
         let basic = [("Authorization", "Basic " + Data("any:secret words".utf8).base64EncodedString())]
         #expect(try get(closed, "/", headers: basic).body.contains("To restore Ada &lt;b&gt;, hold the button"))
+    }
+
+    @Test("a paired browser makes a token on the page, sees it once, and revokes it; an unpaired one only reads")
+    func tokensPage() throws {
+        let pairings = PairedBrowsers(folder: nil)
+        let tokens = try TestTokens()
+        let server = try makeContactsServer(FakeContacts(count: 1), tokens: tokens, pairings: pairings)
+        let headers =
+            pairedHeaders(pairings, port: server.port) + [("Content-Type", "application/x-www-form-urlencoded")]
+        let token = try #require(headers.first { $0.0 == "X-ContactBox-Token" }?.1)
+        let made = try HTTPTestClient.request(
+            port: server.port, method: "POST", path: "/tokens", headers: headers,
+            body: "action=create&name=desk-phone&write=on&token=\(token)")
+        #expect(made.status == 200)
+        let secret = try #require(
+            made.body.firstRange(of: "cbx_").map { String(made.body[$0.lowerBound...].prefix(36)) })
+        #expect(tokens.tokens.check(bearer: secret) == APITokens.Access(name: "desk-phone", canWrite: true))
+        let again = try get(server, "/tokens", headers: headers)
+        #expect(again.body.contains("desk-phone") && !again.body.contains(secret))
+        let revoked = try HTTPTestClient.request(
+            port: server.port, method: "POST", path: "/tokens", headers: headers,
+            body: "action=revoke&name=desk-phone&token=\(token)")
+        #expect(revoked.status == 200 && !revoked.body.contains("desk-phone"))
+        #expect(tokens.tokens.check(bearer: secret) == nil)
+        let forged = try HTTPTestClient.request(
+            port: server.port, method: "POST", path: "/tokens",
+            headers: [
+                ("Origin", "http://127.0.0.1:\(server.port)"), ("Content-Type", "application/x-www-form-urlencoded"),
+            ],
+            body: "action=create&name=evil")
+        #expect(forged.status == 403)
+        #expect(!tokens.tokens.list().contains { $0.name == "evil" })
     }
 }

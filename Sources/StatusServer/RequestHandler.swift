@@ -22,6 +22,8 @@ final class RequestHandler: Sendable {
     /// The bodies of forms being received, by connection (MHD's one thread; the lock is for the rules). At most one
     /// per connection, at most `maxFormBytes` each, gone when the request ends however it ends.
     private let bodies = Mutex<[UInt: [UInt8]]>([:])
+    /// The connections receiving a card (PUT), at most ``maxCardsAtOnce``: from their head to their request's end.
+    private let cardUploads = Mutex<Set<UInt>>([])
 
     private let snapshot: @Sendable () -> StatusSnapshot
     private let syncNow: @Sendable () -> Void
@@ -156,20 +158,30 @@ final class RequestHandler: Sendable {
         deadlines.completed(connection)
         longPolls.end(connection)
         _ = bodies.withLock { $0.removeValue(forKey: UInt(bitPattern: connection)) }
+        _ = cardUploads.withLock { $0.remove(UInt(bitPattern: connection)) }
     }
 
     /// Before a card's body is read: the writer must be one (a token with `--write`, or a paired browser), and at
     /// most ``maxCardsAtOnce`` cards may be on their way in, since each is held whole until it is complete.
     private func refuseCard(_ connection: OpaquePointer) -> Response? {
         if let bearer = header(connection, "Authorization").flatMap(APITokens.bearerToken) {
-            guard let access = tokens?.check(bearer: bearer), access.canWrite else {
-                return .reply(.error(401, "Writing a contact needs an API token made with --write."))
+            guard let access = tokens?.check(bearer: bearer) else {
+                return .reply(.error(401, "This API token is unknown or was revoked."))
+            }
+            guard access.canWrite else {
+                return .reply(
+                    .error(
+                        403, "This API token only reads: make one with `contactbox token create NAME --write`."))
             }
         } else if case .refused(let refusal) = pairedSender(connection, form: [:]) {
             return refusal
         }
-        let large = bodies.withLock { bodies in bodies.values.count { $0.count > Self.maxFormBytes } }
-        guard large < Self.maxCardsAtOnce else {
+        let taken = cardUploads.withLock { uploads in
+            guard uploads.count < Self.maxCardsAtOnce else { return false }
+            uploads.insert(UInt(bitPattern: connection))
+            return true
+        }
+        guard taken else {
             return .reply(
                 .error(503, "Other cards are being received; send again in a moment.", headers: [("Retry-After", "2")]))
         }

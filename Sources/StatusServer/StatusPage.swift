@@ -9,7 +9,7 @@
 /// - `#state` (the big state line, class `state-<state>`, `data-state`), `#summary`, `#advice` (hidden unless
 ///   attention is needed) with `#attention` and `#advice-text`;
 /// - `#leds` holding `#led-power`, `#led-sync`, `#led-error`, each with class `lit` or `unlit` and a `.pattern`;
-/// - `#last-sync`, `#next-sync` (`<time>` with `data-unix`), `#contacts`;
+/// - `#last-sync`, `#next-sync` (`<time>` with `data-unix`), `#contacts` (the count) and `#contacts-link`;
 /// - `#sync-form` and its button `#sync-now`, `#sync-result` ("Sync requested");
 /// - `#remotes`: one `li.remote.result-<last_result>` per remote with `.remote-name`, `.kind`, `.result`,
 ///   `.counts`, `.remote-when`, `.message`;
@@ -71,11 +71,11 @@ enum StatusPage {
         time(snapshot.lastSync, id: "last-sync", empty: "never", now: now, into: &w)
         w.raw("</dd>\n<dt>Next sync</dt><dd>")
         time(snapshot.nextSync, id: "next-sync", empty: "not planned", now: now, into: &w)
-        w.raw("</dd>\n<dt>Contacts</dt><dd id=\"contacts\">")
+        w.raw("</dd>\n<dt>Contacts</dt><dd><span id=\"contacts\">")
         w.decimal(snapshot.contacts)
         w.raw(
             """
-            </dd>
+            </span> &middot; <a id="contacts-link" href="/contacts">see them</a></dd>
             </dl>
             <form id="sync-form" method="post" action="/api/sync"><button id="sync-now" type="submit">Sync now\
             </button> <span id="sync-result" role="status"></span></form>

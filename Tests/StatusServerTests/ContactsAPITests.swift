@@ -286,7 +286,7 @@ struct ContactsAPITests {
         let refused = try HTTPTestClient.request(
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
             headers: read + [("Content-Type", "text/vcard"), ("If-Match", "\"hash-2\"")], body: card)
-        #expect(refused.status == 401 || refused.status == 403, "\(refused.body)")
+        #expect(refused.status == 403, "\(refused.body)")
         #expect(contacts.writes.isEmpty)
         let stale = try HTTPTestClient.request(
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
@@ -343,6 +343,25 @@ struct ContactsAPITests {
         #expect(body.contains("\"uid\":\"contact-00001\"") && body.contains("\"last_seq\":4"), "\(body)")
         // Woken by the change, not by its 30 s timeout.
         #expect(monotonicMillis() - started < 15_000)
+    }
+
+    @Test("a long poll outlives both the idle timeout and the request deadline (10 s): it answers at its own timeout")
+    func longPollOutlivesDeadlines() throws {
+        var logger = Logger(label: "ContactsAPITests") { _ in RecordingLogHandler(records: LogRecords()) }
+        logger.logLevel = .debug
+        let server = try StatusServer(
+            settings: StatusServer.Settings(host: "127.0.0.1", port: 0, connectionTimeout: .seconds(1)),
+            clock: monotonicMillis, systemHosts: { ["127.0.0.1"] }, snapshot: { makeSnapshot() }, syncNow: {},
+            pairings: PairedBrowsers(folder: nil), contacts: FakeContacts(count: 1), tokens: tokens.tokens,
+            logger: logger)
+        let started = monotonicMillis()
+        // curl: the test client gives up after 10 s.
+        let quiet = try curlRequest(
+            "GET", "http://127.0.0.1:\(server.port)/api/changes?since=1&feed=longpoll&timeout=11500",
+            headers: ["Authorization: Bearer " + tokens.read], user: nil)
+        #expect(quiet.status == 200)
+        #expect(quiet.body == "{\"results\":[],\"last_seq\":1}\n")
+        #expect(monotonicMillis() - started >= 11_500)
     }
 
     @Test("at most four long polls wait at once, two per client; one more gets 503 with Retry-After; stopping answers")

@@ -24,20 +24,24 @@ extension ContactStore {
         if let query = search.flatMap(SearchQuery.init) {
             // Only columns of contacts_live_name: SQLite tests them on the index entry and reads a contact's row
             // (its card) only when they match. `instr`, not LIKE: the keys are lower-cased already, and `%` and `_`
-            // are plain characters. A contact whose keys an interrupted fill-in has not reached yet (a store opened
-            // only to read) is still found by its name.
+            // are plain characters.
             var match = "instr(search_text, ?) > 0"
             arguments.append(query.text)
             if let digits = query.digits {
                 match += " OR instr(search_phones, ?) > 0"
                 arguments.append(digits)
             }
-            match += " OR (search_text IS NULL AND display_name LIKE ? ESCAPE '\\')"
-            arguments.append("%" + Self.escapeLike(query.text) + "%")
+            // A contact whose keys an interrupted fill-in has not reached yet (a store opened only to read) is still
+            // found by its name. Only then: the test costs every contact walked past.
+            if try searchKeysPendingAfter() != nil {
+                match += " OR (search_text IS NULL AND display_name LIKE ? ESCAPE '\\')"
+                arguments.append("%" + Self.escapeLike(query.text) + "%")
+            }
             conditions.append("(\(match))")
         }
         arguments.append(limit)
-        // Only six shapes of this SQL exist, so the statement cache holds at most six statements for it.
+        // Only ten shapes of this SQL exist (a cursor or not; no search, or text or digits with a fill-in pending or
+        // not), so the statement cache holds at most ten statements for it.
         let sql = """
             SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions.joined(separator: " AND "))
             ORDER BY display_name COLLATE NOCASE, id LIMIT ?

@@ -198,6 +198,22 @@ struct SearchTests {
         #expect(try found(store, "2079460") == ["nobody@example.net"])
     }
 
+    @Test("each key holds the card's first 512 bytes of it: what comes after is not searched")
+    func keysAreCut() throws {
+        let fixture = try StoreFixture()
+        // 40 addresses of 24 bytes and 40 numbers of 12 digits: each key goes past 512 bytes.
+        let lines =
+            (0..<40).map { "EMAIL:mailbox-\(String(1000 + $0).dropFirst())@example.org" }
+            + (0..<40).map { "TEL:+49 170 \(1_000_000 + $0)" }
+        try fixture.store.upsert(try makeCard(uid: "many", name: "Many", extraLines: lines), reason: "test")
+        #expect(try found(fixture.store, "mailbox-000@") == ["Many"])
+        #expect(try found(fixture.store, "mailbox-010@") == ["Many"])
+        #expect(try found(fixture.store, "mailbox-039@") == [])
+        #expect(try found(fixture.store, "491701000000") == ["Many"])
+        #expect(try found(fixture.store, "491701000039") == [])
+        #expect(try fixture.store.check() == [])
+    }
+
     @Test("an unreadable card is found by the name on its FN line")
     func opaqueCard() throws {
         let fixture = try StoreFixture()

@@ -23,6 +23,20 @@ extension ContactStore {
             arguments += [cursor.deletedAt, cursor.deletedAt, cursor.contactID]
         }
         arguments.append(limit)
+        return try trashEntries(where: conditions, arguments: arguments)
+    }
+
+    /// The trash's entry of `uid`: nil when it is live, unknown, or a tombstone whose deletion retention removed
+    /// (for a contact's page: a tombstone there is "deleted" only while the trash has it).
+    public func trashEntry(uid: String) throws -> TrashEntry? {
+        try trashEntries(
+            where: ["c.uid = ?", "c.deleted = 1", "c.changed_at >= (SELECT min(recorded_at) FROM history)"],
+            arguments: [uid, 1]
+        ).first
+    }
+
+    /// The entries of the tombstones `conditions` keep, newest first; `arguments` end with the limit.
+    private func trashEntries(where conditions: [String], arguments: [(any SQLBindable)?]) throws -> [TrashEntry] {
         // The UID's newest `deleted` row: history_uid from its end, a contact's few rows.
         let sql = """
             SELECT c.id, c.uid, c.display_name, c.changed_at, \(Self.causeColumns(of: "h"))

@@ -106,6 +106,9 @@ struct TrashTests {
         try store.delete(uid: "b", reason: "deleted twice")
         let trash = try store.trash()
         #expect(trash.map(\.uid) == ["b"])
+        #expect(try store.trashEntry(uid: "b") == trash.first)
+        #expect(try store.trashEntry(uid: "a") == nil)
+        #expect(try store.trashEntry(uid: "nobody") == nil)
         #expect(trash.first?.displayName == "Bob Two")
         #expect(trash.first?.cause.reason == "deleted twice")
         let newest = try store.history(uid: "b").first { $0.kind == .deleted }
@@ -126,6 +129,8 @@ struct TrashTests {
         #expect(try store.trash().map(\.uid) == ["new"])
         // Still a tombstone: a sync needs it.
         #expect(try store.contact(uid: "old")?.deleted == true)
+        #expect(try store.trashEntry(uid: "old") == nil)
+        #expect(try store.trashEntry(uid: "new") == store.trash().first)
         // Nothing left in the history at all: an empty trash.
         fixture.clock.advance(by: 100 * Self.day)
         try store.pruneHistory(ContactStore.Retention(maxAge: .milliseconds(90 * Self.day), maxVersions: nil))

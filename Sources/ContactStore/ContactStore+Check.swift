@@ -57,17 +57,26 @@ extension ContactStore {
         let counter = try currentChangeSeq()
         // Hashes of an older reading still waiting to be renewed are not findings (`ContactStore+Rehash.swift`).
         let renewedUpTo = try rehashPendingAfter() ?? Int64.max
+        // Nor are search keys a fill-in has not reached yet (`ContactStore+Search.swift`).
+        let keyedUpTo = try searchKeysPendingAfter() ?? Int64.max
         var lastID: Int64 = 0
         while !findings.isFull {
             let chunk = try db.query(
-                "SELECT \(Self.contactColumns) FROM contacts WHERE id > ? ORDER BY id LIMIT ?", lastID,
-                Self.chunkLimit
-            ) { row in try storedContact(row, readingText: false) }
+                """
+                SELECT \(Self.contactColumns), search_text, search_phones FROM contacts WHERE id > ? ORDER BY id
+                LIMIT ?
+                """, lastID, Self.chunkLimit
+            ) { row in
+                let key = try row.optionalString(Self.contactColumnCount).map { text in
+                    SearchKey(text: text, phones: try row.optionalString(Self.contactColumnCount + 1) ?? "")
+                }
+                return (contact: try storedContact(row, readingText: false), key: key)
+            }
             guard let last = chunk.last else {
                 break
             }
-            lastID = last.id
-            for var contact in chunk {
+            lastID = last.contact.id
+            for (var contact, key) in chunk {
                 // A large text is read here, one at a time, so that a missing one is a finding, not a failed check.
                 if let place = contact.largeText {
                     do {
@@ -78,13 +87,16 @@ extension ContactStore {
                         continue
                     }
                 }
-                checkContact(contact, counter: counter, hashRenewed: contact.id <= renewedUpTo, into: &findings)
+                checkContact(
+                    contact, counter: counter, hashRenewed: contact.id <= renewedUpTo,
+                    key: contact.id <= keyedUpTo ? .some(key) : nil, into: &findings)
             }
         }
     }
 
+    /// `key`: the contact's stored search keys (nil inside: none), or nil when they are not to be checked.
     private func checkContact(
-        _ contact: StoredContact, counter: Int64, hashRenewed: Bool, into findings: inout Findings
+        _ contact: StoredContact, counter: Int64, hashRenewed: Bool, key: SearchKey??, into findings: inout Findings
     ) {
         let uid = contact.uid
         if contact.changeSeq > counter {
@@ -115,6 +127,13 @@ extension ContactStore {
         }
         if !contact.deleted && card.uid != uid {
             findings.add("uid \(uid): live contact's vCard has UID \(card.uid ?? "(none)")")
+        }
+        // A search finds a contact by its keys alone: keys that are not its card's hide it, or show it for another.
+        if case .some(let stored) = key,
+            stored != (contact.deleted ? nil : SearchKey(card: card, displayName: contact.displayName))
+        {
+            findings.add(
+                "uid \(uid): its search keys are not its card's (a search may miss it or find it for another's words)")
         }
     }
 }

@@ -67,23 +67,29 @@ extension ContactStore {
 
     func insertContact(_ card: Card, uid: String, text: CardText, hash: String, at time: Int64) throws {
         let stored = try storeText(text)
+        let name = card.displayName
+        let key = SearchKey(card: card, displayName: name)
         try db.run(
             """
-            INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted, text_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)
-            """, uid, stored.vcard, hash, card.displayName, time, time, try nextChangeSeq(), stored.textID)
+            INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted, text_id,
+                search_text, search_phones)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+            """, uid, stored.vcard, hash, name, time, time, try nextChangeSeq(), stored.textID, key.text, key.phones)
     }
 
     /// New content for an existing row (live or tombstone); the row keeps its id, UID and creation time. A large
-    /// text it had goes with the new `text_id` (the trigger `contacts_text_replaced`).
+    /// text it had goes with the new `text_id` (the trigger `contacts_text_replaced`). Its search keys are the new
+    /// card's.
     func replaceContact(id: Int64, with card: Card, text: CardText, hash: String, at time: Int64) throws {
         let stored = try storeText(text)
+        let name = card.displayName
+        let key = SearchKey(card: card, displayName: name)
         try db.run(
             """
             UPDATE contacts SET vcard = ?, hash = ?, display_name = ?, changed_at = ?, change_seq = ?, deleted = 0,
-                text_id = ?
+                text_id = ?, search_text = ?, search_phones = ?
             WHERE id = ?
-            """, stored.vcard, hash, card.displayName, time, try nextChangeSeq(), stored.textID, id)
+            """, stored.vcard, hash, name, time, try nextChangeSeq(), stored.textID, key.text, key.phones, id)
     }
 
     /// Writes `card` as the version of `uid`, over `existing` (nil: a new UID), recording the change in history
@@ -110,10 +116,13 @@ extension ContactStore {
     func tombstone(_ existing: StoredContact, origin: HistoryOrigin, at time: Int64) throws {
         try recordHistory(existing, kind: .deleted, origin: origin, at: time)
         // The tombstone keeps the last vcard and hash: the columns are NOT NULL, the check walks them, and a sync
-        // can still tell which version was deleted.
+        // can still tell which version was deleted. A search never looks at a tombstone: its keys go. Its changed_at
+        // is the time of its `deleted` history row, which the trash orders by (`ContactStore+Trash.swift`).
         try db.run(
-            "UPDATE contacts SET deleted = 1, changed_at = ?, change_seq = ? WHERE id = ?", time, try nextChangeSeq(),
-            existing.id)
+            """
+            UPDATE contacts SET deleted = 1, changed_at = ?, change_seq = ?, search_text = NULL, search_phones = NULL
+            WHERE id = ?
+            """, time, try nextChangeSeq(), existing.id)
     }
 
     /// Copies `contact`'s version to history: a large text at its place, in pieces (`copyText`).

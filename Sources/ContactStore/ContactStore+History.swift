@@ -14,6 +14,25 @@ extension ContactStore {
             before ?? Int64.max, limit, map: historyEntry)
     }
 
+    /// The history rows of `uid` as `history(uid:before:limit:)` gives them, each with what made it: its run, the
+    /// run's kind and note, and the remote's name, read in the same query.
+    public func historyWithCauses(uid: String, before: Int64? = nil, limit: Int = ContactStore.chunkLimit) throws
+        -> [CausedHistoryEntry]
+    {
+        try Self.checkLimit(limit)
+        let columnCount = 10
+        return try db.query(
+            """
+            SELECT \(Self.historyColumns(of: "h")), \(Self.causeColumns(of: "h")) FROM history AS h
+            \(Self.causeJoins(of: "h"))
+            WHERE h.uid = ? AND h.id < ? ORDER BY h.id DESC LIMIT ?
+            """, uid, before ?? Int64.max, limit
+        ) { row in
+            CausedHistoryEntry(
+                entry: try historyEntry(row), cause: try Self.changeCause(row, at: columnCount))
+        }
+    }
+
     /// The latest history rows of the whole store, newest first; with `before`, only rows with a smaller id.
     public func latestHistory(before: Int64? = nil, limit: Int = ContactStore.chunkLimit) throws -> [HistoryEntry] {
         try Self.checkLimit(limit)
@@ -110,6 +129,43 @@ extension ContactStore {
 
     static let historyColumns =
         "id, uid, \(smallText(of: "history")), hash, reason, recorded_at, remote_id, kind, run_id, text_id"
+
+    /// `historyColumns` of `table`, or its alias in a join.
+    static func historyColumns(of table: String) -> String {
+        ["id", "uid", smallText(of: table), "hash", "reason", "recorded_at", "remote_id", "kind", "run_id", "text_id"]
+            .map { $0.hasPrefix("CASE") ? $0 : "\(table).\($0)" }.joined(separator: ", ")
+    }
+
+    /// What `changeCause` reads of the history row `table` (its alias) and of `causeJoins`: the row id, then the
+    /// cause's six columns.
+    static func causeColumns(of table: String) -> String {
+        "\(table).id, \(table).run_id, cause_run.kind, cause_run.note,"
+            + " coalesce(cause_run_remote.name, cause_row_remote.name), \(table).reason"
+    }
+
+    /// The run of the history row `table` (its alias), and the remote of the run, else of the row: each a lookup by
+    /// primary key.
+    static func causeJoins(of table: String) -> String {
+        """
+        LEFT JOIN sync_runs AS cause_run ON cause_run.id = \(table).run_id
+        LEFT JOIN remotes AS cause_run_remote ON cause_run_remote.id = cause_run.remote_id
+        LEFT JOIN remotes AS cause_row_remote ON cause_row_remote.id = \(table).remote_id
+        """
+    }
+
+    /// The cause of the `causeColumns` from column `first` + 1 on (column `first` is the history row's id).
+    static func changeCause(_ row: Row, at first: Int) throws -> ChangeCause {
+        var runKind: RunKind?
+        if let text = try row.optionalString(first + 2) {
+            guard let kind = RunKind(rawValue: text) else {
+                throw ContactStoreError(.corruptRow, "run \(try row.int64(first + 1)) has unknown kind '\(text)'")
+            }
+            runKind = kind
+        }
+        return ChangeCause(
+            runID: try row.optionalInt64(first + 1), runKind: runKind, remoteName: try row.optionalString(first + 4),
+            note: try row.optionalString(first + 3), reason: try row.string(first + 5))
+    }
 
     func historyEntry(_ row: Row) throws -> HistoryEntry {
         let id = try row.int64(0)

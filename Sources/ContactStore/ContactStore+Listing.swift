@@ -5,7 +5,8 @@ import SQLite
 extension ContactStore {
     /// Live contacts ordered by display name (case-insensitive) then row id, starting after `cursor` (nil: from the
     /// start). Pass the last contact's `cursor` to get the next page; an empty page is the end. `search` keeps the
-    /// contacts whose display name contains it, ignoring ASCII case; `%` and `_` in it are literal.
+    /// contacts whose name, organisation or email contains it, ignoring case, or, when it is a phone number, whose
+    /// phone numbers contain its digits (`SearchQuery` has the rule); empty or only whitespace, it keeps every one.
     public func contacts(
         after cursor: ContactCursor?, limit: Int = ContactStore.chunkLimit, search: String? = nil
     ) throws -> [StoredContact] {
@@ -20,12 +21,27 @@ extension ContactStore {
                 "display_name COLLATE NOCASE >= ? AND (display_name COLLATE NOCASE > ? OR id > ?)")
             arguments += [cursor.displayName, cursor.displayName, cursor.id]
         }
-        if let search, !search.isEmpty {
-            conditions.append("display_name LIKE ? ESCAPE '\\'")
-            arguments.append("%" + Self.escapeLike(search) + "%")
+        if let query = search.flatMap(SearchQuery.init) {
+            // Only columns of contacts_live_name: SQLite tests them on the index entry and reads a contact's row
+            // (its card) only when they match. `instr`, not LIKE: the keys are lower-cased already, and `%` and `_`
+            // are plain characters.
+            var match = "instr(search_text, ?) > 0"
+            arguments.append(query.text)
+            if let digits = query.digits {
+                match += " OR instr(search_phones, ?) > 0"
+                arguments.append(digits)
+            }
+            // A contact whose keys an interrupted fill-in has not reached yet (a store opened only to read) is still
+            // found by its name. Only then: the test costs every contact walked past.
+            if try searchKeysPendingAfter() != nil {
+                match += " OR (search_text IS NULL AND display_name LIKE ? ESCAPE '\\')"
+                arguments.append("%" + Self.escapeLike(query.text) + "%")
+            }
+            conditions.append("(\(match))")
         }
         arguments.append(limit)
-        // Only four shapes of this SQL exist, so the statement cache holds at most four statements for it.
+        // Only ten shapes of this SQL exist (a cursor or not; no search, or text or digits with a fill-in pending or
+        // not), so the statement cache holds at most ten statements for it.
         let sql = """
             SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions.joined(separator: " AND "))
             ORDER BY display_name COLLATE NOCASE, id LIMIT ?

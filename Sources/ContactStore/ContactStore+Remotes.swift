@@ -159,6 +159,18 @@ extension ContactStore {
             remoteID, afterUID ?? "", limit, map: Self.remoteItem)
     }
 
+    /// The names of the remotes whose saved item states hold `uid` (from their last sync), in the order the remotes
+    /// were added. One seek in `(remote_id, uid)` per remote: a box has a handful.
+    public func remoteNames(holding uid: String) throws -> [String] {
+        try db.query(
+            """
+            SELECT name FROM remotes
+            WHERE EXISTS (SELECT 1 FROM remote_items WHERE remote_id = remotes.id AND uid = ?)
+            ORDER BY id LIMIT ?
+            """, uid, Self.chunkLimit
+        ) { try $0.string(0) }
+    }
+
     public func remoteItemCount(remoteID: Int64) throws -> Int {
         let count = try db.scalarInt64("SELECT count(*) FROM remote_items WHERE remote_id = ?", remoteID)
         return Int(truncatingIfNeeded: count ?? 0)

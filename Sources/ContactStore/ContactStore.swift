@@ -28,6 +28,7 @@ public final class ContactStore {
         self.now = now
         try Schema.migrate(db)
         try rehashIfPending()
+        try fillSearchKeysIfPending()
     }
 
     /// The database at `path`, opened to write. SQLite's words for a read-only one name a pragma; the person needs

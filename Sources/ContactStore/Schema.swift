@@ -5,7 +5,9 @@ import SQLite
 /// Each migration is one SQL script; migration `n` (0-based) takes a database from version `n` to `n + 1`. Never
 /// edit a shipped step: append a new one.
 enum Schema {
-    static let migrations: [String] = [version1, version2, version3, version4, version5, version6, version7, version8]
+    static let migrations: [String] = [
+        version1, version2, version3, version4, version5, version6, version7, version8, version9,
+    ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
 
@@ -264,5 +266,26 @@ enum Schema {
         BEGIN DELETE FROM texts WHERE id = old.text_id; END;
         CREATE TRIGGER history_text_deleted AFTER DELETE ON history WHEN old.text_id IS NOT NULL
         BEGIN DELETE FROM texts WHERE id = old.text_id; END;
+        """
+
+    private static let version9 = """
+        -- What a search looks in (`SearchKey`, `ContactStore+Search.swift`): search_text, the display name, ORG and
+        -- EMAILs lower-cased; search_phones, the digits of each TEL, space-separated. NULL for a tombstone, and for
+        -- a live contact of an older store until the first open that may write has filled it in, a chunk at a
+        -- time (`ContactStore.fillSearchKeysIfPending`; search_pending.next_id: the last contact id done).
+        ALTER TABLE contacts ADD COLUMN search_text TEXT;
+        ALTER TABLE contacts ADD COLUMN search_phones TEXT;
+        -- The keys in the name index: a search walks it in name order and reads a contact's row only when its
+        -- keys match, so a term that matches nothing reads the index, not every row with its card.
+        DROP INDEX contacts_live_name;
+        CREATE INDEX contacts_live_name ON contacts (display_name COLLATE NOCASE, id, search_text, search_phones)
+        WHERE deleted = 0;
+        -- The trash: tombstones, newest deletion first (a tombstone's changed_at is its deletion's time).
+        CREATE INDEX contacts_deleted ON contacts (changed_at, id) WHERE deleted = 1;
+        CREATE TABLE search_pending (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            next_id INTEGER NOT NULL
+        );
+        INSERT INTO search_pending (id, next_id) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM contacts);
         """
 }

@@ -11,7 +11,11 @@ struct ListCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: ArgumentHelp("Only names containing this text (any letter case).", valueName: "text"))
+    @Option(
+        help: ArgumentHelp(
+            "Only contacts whose name, organisation or email contains this text (any letter case), or, for a phone"
+                + " number, whose phone numbers contain its digits (spaces, dashes, dots, brackets and + aside).",
+            valueName: "text"))
     var search: String?
 
     func run() throws {

@@ -29,6 +29,20 @@ struct CheckTests {
         #expect(findings.first?.hasPrefix("uid uid-120: stored hash deadbeef differs") == true)
     }
 
+    @Test("search keys that are not the card's are reported: a search would miss the contact")
+    func staleSearchKeys() throws {
+        let fixture = try makeHealthyStore()
+        let raw = try fixture.rawDatabase()
+        try raw.run("UPDATE contacts SET search_text = 'someone else' WHERE uid = ?", "uid-7")
+        try raw.run("UPDATE contacts SET search_phones = '123' WHERE uid = ?", "uid-8")
+        try raw.run("UPDATE contacts SET search_text = 'person 2' WHERE uid = ?", "uid-2")  // a tombstone
+        let findings = try fixture.store.check()
+        #expect(findings.count == 3)
+        for uid in ["uid-2", "uid-7", "uid-8"] {
+            #expect(findings.contains { $0.hasPrefix("uid \(uid): its search keys are not its card's") })
+        }
+    }
+
     @Test("a vCard edited behind the store's back no longer matches its hash")
     func tamperedVCard() throws {
         let fixture = try makeHealthyStore()

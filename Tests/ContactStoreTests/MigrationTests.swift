@@ -18,7 +18,7 @@ struct MigrationTests {
         #expect(
             tables == [
                 "contacts", "damaged_items", "history", "refused_items", "rehash_pending", "remote_items", "remotes",
-                "retention", "sequence", "sync_runs", "texts",
+                "retention", "search_pending", "sequence", "sync_runs", "texts",
             ])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)
@@ -151,5 +151,90 @@ struct SchemaSixMigrationTests {
         #expect(undo.reverted == 1 && undo.deleted == 1)
         #expect(try store.contact(uid: "a")?.displayName == "Then")
         #expect(try store.contact(uid: "b")?.deleted == true)
+    }
+}
+
+@Suite("Schema 9: a version-8 store is given its search keys")
+struct SchemaNineMigrationTests {
+    static func card(_ index: Int) -> String {
+        [
+            "BEGIN:VCARD", "VERSION:4.0", "UID:u\(index)", "FN:Person \(index)", "ORG:Firm \(index % 7)",
+            "EMAIL:p\(index)@example.org", "TEL:+49 30 \(100_000 + index)", "END:VCARD", "",
+        ].joined(separator: "\r\n")
+    }
+
+    /// A version-8 store of 250 contacts (u0...u249), u3 a tombstone, as ContactBox 8 wrote it.
+    static func versionEight(at path: String) throws {
+        let raw = try Database(path: path)
+        for script in Schema.migrations.prefix(8) { try raw.execute(script) }
+        try raw.setUserVersion(8)
+        try raw.execute("UPDATE sequence SET value = 250")
+        for index in 0..<250 {
+            let text = card(index)
+            try raw.run(
+                """
+                INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted)
+                VALUES (?, ?, ?, ?, 1, 1, ?, ?)
+                """, "u\(index)", text, Card.stored(text, uid: "u\(index)").contentHash, "Person \(index)", index + 1,
+                index == 3 ? 1 : 0)
+        }
+    }
+
+    func found(_ store: ContactStore, _ search: String) throws -> [String] {
+        var uids: [String] = []
+        var cursor: ContactCursor?
+        while case let page = try store.contacts(after: cursor, limit: 100, search: search), let last = page.last {
+            uids += page.map(\.uid)
+            cursor = last.cursor
+        }
+        return uids.sorted()
+    }
+
+    @Test("the first open fills in every live contact's keys, a chunk at a time, and a search finds them")
+    func fillsKeys() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v8.sqlite")
+        try Self.versionEight(at: path)
+        let store = try ContactStore(path: path)
+        let raw = try Database(path: path)
+        #expect(try raw.userVersion == Int32(ContactStore.schemaVersion))
+        #expect(try raw.scalarInt64("SELECT count(*) FROM search_pending") == 0)
+        #expect(try raw.scalarInt64("SELECT count(*) FROM contacts WHERE deleted = 0 AND search_text IS NULL") == 0)
+        #expect(try raw.scalarInt64("SELECT count(*) FROM contacts WHERE deleted = 1 AND search_text IS NULL") == 1)
+        #expect(try found(store, "P17@EXAMPLE") == ["u17"])
+        #expect(try found(store, "30 100 042") == ["u42"])
+        #expect(try found(store, "firm 6").count == 35)  // 6, 13, ... 244
+        // Person 3 is deleted: Person 30 to 39.
+        #expect(try found(store, "person 3") == (30..<40).map { "u\($0)" }.sorted())
+        #expect(try store.check() == [])
+    }
+
+    @Test("an interrupted fill-in goes on from the last chunk it finished; until then a name still finds its contact")
+    func resumes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("v8.sqlite")
+        try Self.versionEight(at: path)
+        // The migration alone, and a fill-in that finished its first chunk (the contacts up to row id 100).
+        do {
+            let raw = try Database(path: path)
+            try raw.execute(Schema.migrations[8])
+            try raw.setUserVersion(9)
+            try raw.execute("UPDATE search_pending SET next_id = 100")
+        }
+        // A reading command cannot fill them in: it finds what it can by name.
+        let reader = try ContactStore(readingOnly: path)
+        #expect(try found(reader, "PERSON 142") == ["u142"])
+        #expect(try found(reader, "p142@") == [])
+
+        let store = try ContactStore(path: path)
+        let raw = try Database(path: path)
+        #expect(try raw.scalarInt64("SELECT count(*) FROM search_pending") == 0)
+        // The rows before the mark were not read again (here they were never filled: the mark says they were).
+        #expect(try raw.scalarInt64("SELECT count(*) FROM contacts WHERE search_text IS NULL AND id <= 100") == 100)
+        #expect(try raw.scalarInt64("SELECT count(*) FROM contacts WHERE search_text IS NULL AND id > 100") == 0)
+        #expect(try found(store, "p142@") == ["u142"])
+        // With none pending, a search reads the keys alone (here missing where the mark said done).
+        #expect(try found(store, "p42@") == [])
+        #expect(try found(store, "person 42") == [])
     }
 }

@@ -1,4 +1,5 @@
 import CCrypto
+import SystemSupport
 
 /// Proof Key for Code Exchange (RFC 7636): a secret the box keeps from the authorization request to the code
 /// exchange, so that a code copied from the person's browser is worth nothing to anyone who does not also have it.
@@ -35,18 +36,6 @@ public struct PKCE: Sendable, Equatable {
 
     /// Base64 with the URL- and filename-safe alphabet, no padding (RFC 4648 section 5; RFC 7636 appendix A).
     static func base64URL(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value = 0
-            for byte in chunk { value = value << 8 | Int(byte) }
-            value <<= 8 * (3 - chunk.count)
-            for position in 0...chunk.count { text.append(alphabet[(value >> (18 - 6 * position)) & 0x3F]) }
-            index += 3
-        }
-        return String(decoding: text, as: UTF8.self)
+        Base64.encode(bytes, urlSafe: true)
     }
 }

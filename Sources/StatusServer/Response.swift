@@ -56,20 +56,7 @@ enum Response {
 
     /// `sha256-BASE64` of `script` as the page has it between `<script>` and `</script>`.
     static func scriptHash(_ script: String) -> String {
-        let digest = PairingSecret.sha256(Array(script.utf8))
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".unicodeScalars)
-        var text = "sha256-"
-        var index = 0
-        while index < digest.count {
-            let group = digest[index..<min(index + 3, digest.count)]
-            let value = group.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
-            for position in 0..<4 {
-                text.unicodeScalars.append(
-                    position <= group.count ? alphabet[(value >> (18 - 6 * position)) & 0x3F] : "=")
-            }
-            index += 3
-        }
-        return text
+        "sha256-" + Base64.encode(PairingSecret.sha256(Array(script.utf8)))
     }
 
     var status: UInt32 {

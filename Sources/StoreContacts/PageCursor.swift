@@ -1,5 +1,6 @@
 import ContactStore
 import StatusServer
+import SystemSupport
 
 /// The opaque `next` of a page, as it travels in a URL: base64url (RFC 4648 5, no padding) of a short text that
 /// names the kind of page and where it stopped. What comes back is checked as strictly as it was made: anything
@@ -20,37 +21,24 @@ enum PageCursor {
         return ContactCursor(displayName: String(parts[2]), id: id)
     }
 
-    /// The trash's cursor: the history row it stopped before.
-    static func encode(historyID: Int64) -> String {
-        encode("t:\(historyID)")
+    /// The trash's cursor: the last deletion's time and tombstone row.
+    static func encode(_ cursor: TrashCursor) -> String {
+        encode("t:\(cursor.deletedAt):\(cursor.contactID)")
     }
 
-    static func historyID(_ text: String) throws(ContactsError) -> Int64 {
-        let decoded = try decode(text)
-        guard decoded.hasPrefix("t:"), let id = Int64(decoded.dropFirst(2)), id > 0 else { throw refused }
-        return id
+    static func trashCursor(_ text: String) throws(ContactsError) -> TrashCursor {
+        let parts = try decode(text).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "t", let time = Int64(parts[1]), let id = Int64(parts[2]), id > 0 else {
+            throw refused
+        }
+        return TrashCursor(deletedAt: time, contactID: id)
     }
 
     static let refused = ContactsError(
         status: 400, "the page cursor is not one this server gave (ask for the first page again)")
 
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
     static func encode(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value: UInt32 = 0
-            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << UInt32(16 - 8 * offset) }
-            for position in 0..<(chunk.count + 1) {
-                output.append(alphabet[Int((value >> UInt32(18 - 6 * position)) & 0x3F)])
-            }
-            index += 3
-        }
-        return String(decoding: output, as: UTF8.self)
+        Base64.encode(Array(text.utf8), urlSafe: true)
     }
 
     /// The text of a cursor; `refused` for anything that is not base64url of UTF-8 text of at most `maxLength`.

@@ -25,7 +25,7 @@ extension StoreContacts {
             return ContactDetail(
                 summary: view.summary(of: contact), deleted: contact.deleted, fields: view.fields,
                 unknown: view.unknown, properties: view.properties,
-                remotes: try extras(store).remoteNames(holding: uid))
+                remotes: try store.remoteNames(holding: uid))
         }
     }
 
@@ -58,16 +58,19 @@ extension StoreContacts {
 
     public func trash(after cursor: String?, limit: Int) throws(ContactsError) -> TrashPage {
         try Self.checkLimit(limit)
-        let before = try cursor.map { (text) throws(ContactsError) in try PageCursor.historyID(text) }
+        let start = try cursor.map { (text) throws(ContactsError) in try PageCursor.trashCursor(text) }
         return try reading { store in
-            let scan = try extras(store).trash(before: before, limit: limit)
+            let page = try store.trash(after: start, limit: limit)
             var causes = Causes(store: store)
-            let contacts = try scan.deletions.map { entry in
-                TrashedContact(
-                    uid: entry.uid, name: CardView(text: entry.text, uid: entry.uid).name(stored: Card.unreadableName),
-                    deletedAt: entry.recordedAt, cause: try causes.cause(of: entry), historyID: entry.id)
+            let contacts = try page.map { trashed in
+                // The deletion's own row says what deleted it, in the words every version uses.
+                let cause = try store.historyEntry(id: trashed.historyID).map { try causes.cause(of: $0) }
+                return TrashedContact(
+                    uid: trashed.uid, name: trashed.displayName, deletedAt: trashed.deletedAt,
+                    cause: cause ?? "a change on the box", historyID: trashed.historyID)
             }
-            return TrashPage(contacts: contacts, next: scan.next.map { PageCursor.encode(historyID: $0) })
+            let next = page.count == limit ? page.last.map { PageCursor.encode($0.cursor) } : nil
+            return TrashPage(contacts: contacts, next: next)
         }
     }
 
@@ -104,7 +107,4 @@ extension StoreContacts {
         return CardView(text: text, uid: uid)
     }
 
-    func extras(_ store: ContactStore) -> any StoreExtras {
-        StoreExtrasFallback(store: store)
-    }
 }

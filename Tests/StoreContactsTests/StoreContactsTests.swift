@@ -26,7 +26,8 @@ struct StoreContactsTests {
         #expect(names.first == "Ada Lovelace")
 
         for garbage in [
-            "", "not a cursor!", "Yzox", PageCursor.encode(historyID: 3), String(repeating: "A", count: 5000),
+            "", "not a cursor!", "Yzox", PageCursor.encode(TrashCursor(deletedAt: 3, contactID: 3)),
+            String(repeating: "A", count: 5000),
         ] {
             #expect(throws: ContactsError.self) { try fixture.backend.list(search: nil, after: garbage, limit: 10) }
             do {

@@ -12,19 +12,7 @@ import SystemSupport
 enum ContactsHTML {
     /// The start of every contacts' page, up to and with its `<main>` and navigation.
     static func head(_ title: String, into w: inout ByteWriter) {
-        w.raw(
-            """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <link rel="icon" href="data:,">
-            <title>
-            """)
-        w.html(title)
-        w.raw(" &middot; ContactBox</title>\n<style>")
+        StatusPage.documentStart(title: title, into: &w)
         w.raw(StatusPage.baseStyle)
         w.raw(style)
         w.raw(

@@ -22,7 +22,8 @@
 enum StatusPage {
     static let contentType = "text/html; charset=utf-8"
 
-    static func render(_ snapshot: StatusSnapshot, now: Int64, into w: inout ByteWriter) {
+    /// The start of every page the box writes, up to its `<style>`: "TITLE · ContactBox".
+    static func documentStart(title: String, into w: inout ByteWriter) {
         w.raw(
             """
             <!doctype html>
@@ -34,8 +35,12 @@ enum StatusPage {
             <link rel="icon" href="data:,">
             <title>
             """)
-        w.html(stateLabel(snapshot.state))
+        w.html(title)
         w.raw(" &middot; ContactBox</title>\n<style>")
+    }
+
+    static func render(_ snapshot: StatusSnapshot, now: Int64, into w: inout ByteWriter) {
+        documentStart(title: stateLabel(snapshot.state), into: &w)
         w.raw(style)
         w.raw("</style>\n</head>\n<body>\n<main>\n<header>\n<p class=\"brand\">ContactBox</p>\n")
         w.raw("<h1 id=\"state\" class=\"state state-")

@@ -188,6 +188,15 @@ public struct ApplianceCore: Sendable, Equatable {
     /// The undo's result, in the journal and the page's events: counts only, never names (the events are shown
     /// without the password).
     static func undoFinished(_ result: StatusSnapshot.Undo) -> Effect {
+        if result.restore != nil {
+            return result.phase == .done
+                ? .log(
+                    .notice, "Restore done",
+                    ["restore.history": "\(result.run)", "restore.run": "\(result.undoRun.map { "\($0)" } ?? "none")"])
+                : .log(
+                    .error, "Restore failed",
+                    ["restore.history": "\(result.run)", "restore.error": "\(result.message ?? "")"])
+        }
         guard result.phase == .done else {
             return .log(.error, "Undo failed", ["undo.run": "\(result.run)", "undo.error": "\(result.message ?? "")"])
         }
@@ -228,6 +237,7 @@ public struct ApplianceCore: Sendable, Equatable {
     /// systemd's status line and the simulated panel's.
     public var statusLine: String {
         if undo.isArmed {
+            if undo.restore != nil { return "Waiting for a long press to restore a contact (a short press cancels)" }
             return "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)"
         }
         if let request = pairing.waiting {

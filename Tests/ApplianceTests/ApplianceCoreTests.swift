@@ -191,6 +191,29 @@ struct ApplianceCoreTests {
         #expect(driver.core.shown.undo == done)
     }
 
+    @Test("a restore from a contact's page: armed with the waiting look, a long press hands it to a pass, logged")
+    func restoreConfirmed() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        let restore = PageRestore(uid: "ada", historyID: 12, name: "Ada Lovelace")
+        #expect(
+            CoreDriver.messages(driver.send(.page(.restore(restore)))) == [
+                "Restore armed on a contact's page: hold the button for 3 seconds to confirm"
+            ])
+        #expect(driver.look == .awaitingLongPress)
+        #expect(driver.core.statusLine == "Waiting for a long press to restore a contact (a short press cancels)")
+        #expect(
+            CoreDriver.messages(driver.send(.page(.restore(restore)))) == [
+                "Restore not armed: another change waits for the button or runs"
+            ])
+        var expected = SyncRequest(.undo)
+        expected.restore = restore
+        #expect(CoreDriver.passes(driver.send(.button(.long))) == [expected])
+        let done = StatusSnapshot.Undo(run: 12, phase: .done, undoRun: 31, restore: "Ada Lovelace")
+        #expect(CoreDriver.messages(driver.send(.worker(.undoFinished(done)))) == ["Restore done"])
+        #expect(driver.core.shown.undo == done)
+    }
+
     @Test("an armed undo: a short press cancels it and is no sync; without a press it expires at its deadline")
     func undoCancelledOrExpired() {
         var driver = CoreDriver()

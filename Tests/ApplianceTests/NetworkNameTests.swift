@@ -323,7 +323,14 @@ struct NetworkNameProcessTests {
         _ = names.step(at: monotonicMillis())
         let pid = try #require(names.pids[command])
         #expect(kill(pid, 0) == 0)
-        let status = SmallFile.text("/proc/\(pid)/status") ?? ""
+        // posix_spawn returns when the child's execve has replaced its memory (vfork's release), a moment before the
+        // kernel gives it the new program's name: until then /proc shows the spawning thread's name.
+        var status = SmallFile.text("/proc/\(pid)/status") ?? ""
+        let deadline = monotonicMillis() + 10_000
+        while !status.contains("Name:\tsleep\n"), monotonicMillis() < deadline {
+            usleep(10_000)
+            status = SmallFile.text("/proc/\(pid)/status") ?? ""
+        }
         #expect(status.contains("Name:\tsleep\n"))
         #expect(status.contains("SigBlk:\t0000000000000000\n"), "\(status)")
 

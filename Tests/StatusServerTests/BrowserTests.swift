@@ -28,7 +28,7 @@ struct BrowserTests {
         #expect(dom.contains(#"<span class="remote-name">icloud</span>"#))
         #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; co"))
         #expect(!dom.contains("<script>alert(1)"))
-        #expect(dom.contains(#"<dd id="contacts">812</dd>"#))
+        #expect(dom.contains(#"<span id="contacts">812</span>"#))
         #expect(dom.contains("Live: updated every second"))
     }
 

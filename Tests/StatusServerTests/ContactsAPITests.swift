@@ -286,7 +286,12 @@ struct ContactsAPITests {
         let refused = try HTTPTestClient.request(
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
             headers: read + [("Content-Type", "text/vcard"), ("If-Match", "\"hash-2\"")], body: card)
-        #expect(refused.status == 401 || refused.status == 403, "\(refused.body)")
+        #expect(refused.status == 403, "\(refused.body)")
+        let unknown = try HTTPTestClient.request(
+            port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
+            headers: [("Authorization", "Bearer guessed-secret"), ("Content-Type", "text/vcard")], body: card)
+        #expect(unknown.status == 401, "\(unknown.body)")
+        #expect(unknown.header("WWW-Authenticate")?.contains("invalid_token") == true)
         #expect(contacts.writes.isEmpty)
         let stale = try HTTPTestClient.request(
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",

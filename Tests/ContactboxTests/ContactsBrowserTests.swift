@@ -4,9 +4,9 @@ import Testing
 
 /// The household's contacts in a real browser (Debian's Chromium through WebDriver, at phone width), against the
 /// daemon itself, a real store and a real Radicale: the list and its search, a contact, its versions, a restore
-/// confirmed on the page and one confirmed by a long press of the (simulated) button, the trash, the download, and
-/// cards written to attack the page shown as inert text. A screenshot of each step is kept,
-/// `.build/artefacts/contacts-*.png`.
+/// confirmed on the page and one confirmed by a long press of the (simulated) button, the trash, an API token made and
+/// revoked on the page, the download, and cards written to attack the page shown as inert text. A screenshot of each
+/// step is kept, `.build/artefacts/contacts-*.png`.
 @Suite(
     "The contacts' pages in a real browser, end to end", .serialized,
     .enabled(if: TestServerKind.radicale.runs, "\(TestServerKind.radicale.skipNote)"),
@@ -43,7 +43,8 @@ struct ContactsBrowserTests {
         ("garbage.vcf", card("garbage", "Gary Bytes", "PHOTO;ENCODING=b;TYPE=JPEG:" + garbage)),
     ]
 
-    @Test("list, search, a contact and its versions, restores on the page and by the button, trash, download, inert")
+    @Test(
+        "list, search, a contact, its versions, restores on the page and by the button, trash, tokens, download, inert")
     func contactsPages() throws {
         try #require(ChromeDriver.missing == nil, "\(ChromeDriver.missing ?? "")")
         let box = try ContactsBox(cards: Self.cards, terminal: true)
@@ -141,6 +142,8 @@ struct ContactsBrowserTests {
         try box.sync(until: "Grace's deletion to come down") {
             try box.curl("/api/contacts/grace", paired).status == 404
         }
+        try phone.navigate(to: box.page + "/contacts/grace")
+        #expect(try phone.text("#contact .deleted").hasPrefix("Deleted: in the trash."))
         try phone.navigate(to: box.page + "/trash")
         #expect(try phone.elements("#trash li.trashed").count == 1)
         #expect(try phone.text("#trash li.trashed .name") == "Grace Hopper")
@@ -187,6 +190,21 @@ struct ContactsBrowserTests {
         #expect(try phone.text("#versions li.version .cause").contains("button"), "the newest version: the button's")
         try shot(phone, "10-restored-by-button")
 
+        // An API token made on the page, shown once, read with; revoked on the page, refused.
+        try phone.navigate(to: box.page + "/tokens")
+        try phone.sendKeys("kitchen", to: "#token-create input[name=name]")
+        try phone.click("#token-create button[type=submit]")
+        let made = try phone.waitForText(of: "#token-new .token-secret", containing: "cbx_")
+        #expect(try phone.text("#tokens li.token .note").hasPrefix("reads, made "))
+        try shot(phone, "11-token")
+        let kitchen = "Authorization: Bearer " + made
+        #expect(try box.curl("/api/contacts", kitchen).status == 200)
+        try phone.navigate(to: box.page + "/tokens")
+        #expect(!(try phone.text("body")).contains(made), "shown once")
+        try phone.click("#tokens li.token form button")
+        try phone.waitForText(of: "#tokens li.empty", containing: "No tokens yet.")
+        #expect(try box.curl("/api/contacts", kitchen).status == 401)
+
         // The download: every live contact in one .vcf, with the browser's own cookie.
         try phone.navigate(to: box.page + "/contacts")
         #expect(try phone.attribute("href", of: "#download-all") == "/api/export")
@@ -206,7 +224,7 @@ struct ContactsBrowserTests {
         #expect(try phone.text("#fields .field-note .value") == "<img src=x onerror=alert(2)>")
         #expect(try phone.elements("img").isEmpty)
         try expectInert(phone)
-        try shot(phone, "11-hostile-name")
+        try shot(phone, "12-hostile-name")
         try phone.navigate(to: box.page + "/contacts/link")
         #expect(try phone.text("#fields .field-url .value") == "javascript:alert(3)")
         #expect(try phone.elements("#fields .field-url a").isEmpty)
@@ -219,7 +237,7 @@ struct ContactsBrowserTests {
             try expectInert(phone)
             #expect(try box.curl("/api/contacts/\(uid)/photo", paired).status == 404, "\(uid)")
         }
-        try shot(phone, "12-hostile-photo")
+        try shot(phone, "13-hostile-photo")
         let photo = try HTTPTestClient.request(
             port: box.port, path: "/api/contacts/ada/photo",
             headers: [("Cookie", "contactbox_pairing=" + cookie.value)])

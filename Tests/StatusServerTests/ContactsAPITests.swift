@@ -502,6 +502,10 @@ struct ContactsPageTests {
             ],
             body: "uid=contact-00001&version=7&step=confirm")
         #expect(unpaired.status == 403)
+        let elsewhere = try post(
+            "confirm", headers: headers.filter { $0.0 != "Origin" } + [("Origin", "http://evil.example")])
+        #expect(elsewhere.status == 403)
+        #expect(elsewhere.body.contains("another web site"), "\(elsewhere.body)")
         #expect(contacts.writes.count == 1)
     }
 

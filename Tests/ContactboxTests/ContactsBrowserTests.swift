@@ -80,6 +80,8 @@ struct ContactsBrowserTests {
 
         // Search: by name, and by phone digits and organisation.
         try search(phone, box, "hopper", finds: ["Grace Hopper"])
+        // The store of this branch searches display names only; h-store's search keys find these (checked with it
+        // merged). Once it is merged, the two searches stand on their own: drop the known issue.
         withKnownIssue(
             "the store searches display names only until h-store's search keys are merged", isIntermittent: true
         ) {
@@ -263,7 +265,8 @@ struct ContactsBrowserTests {
         try phone.navigate(to: box.page + "/contacts")
         try phone.sendKeys(text + WebDriverSession.enterKey, to: "#search input[name=q]")
         _ = try waitUntil("the search for \(text)") {
-            try phone.currentURL().contains("q=") ? true : nil
+            try phone.currentURL().contains("q=")
+                && phone.execute("return document.readyState") == .string("complete") ? true : nil
         }
         let found = try phone.elements("#contacts li.contact .name").map { try phone.text($0) }
         #expect(found == expected, "\(text)")

@@ -31,7 +31,7 @@ struct ContactsAPICommandTests {
     /// pages, after `collected`: (uid, name) in the order given.
     func allPages(
         _ box: ContactsBox, _ credential: String, limit: Int, pause: UInt32 = 0, first: String? = nil,
-        collected: [(uid: String, name: String)] = []
+        collected: [(uid: String, name: String)] = [], afterEachPage: () throws -> Void = {}
     ) throws -> [(uid: String, name: String)] {
         var seen = collected
         var cursor = first
@@ -44,6 +44,7 @@ struct ContactsAPICommandTests {
                 seen.append((contact["uid"] as? String ?? "", contact["name"] as? String ?? ""))
             }
             cursor = page["next"] as? String
+            try afterEachPage()
             usleep(pause)
         } while cursor != nil
         return seen
@@ -90,7 +91,13 @@ struct ContactsAPICommandTests {
         // The sync runs while the rest is read, a page of 10 every 100 ms.
         let asked = try HTTPTestClient.request(port: box.port, method: "POST", path: "/api/sync")
         #expect(asked.status == 202, "\(asked.body)")
-        seen = try allPages(box, reader, limit: 10, pause: 100_000, first: cursor, collected: seen)
+        var pages = 0
+        var syncing = 0
+        seen = try allPages(box, reader, limit: 10, pause: 100_000, first: cursor, collected: seen) {
+            pages += 1
+            if try box.status()["state"] as? String == "syncing" { syncing += 1 }
+        }
+        print("Of the \(pages) pages read after the sync was asked for, \(syncing) were read while the box synced")
 
         // In name order throughout (each page starts after the cursor), and each contact that the sync left alone
         // exactly once; a renamed one at most twice, a deleted or new one at most once.

@@ -429,9 +429,12 @@ extension RequestHandler {
         guard let form = FormBody.fields(body) else {
             return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
         }
-        guard case .paired(let browser) = pairedSender(connection, form: form),
-            let secret = pairingSecret(connection)
-        else { return .notPaired }
+        let sender = pairedSender(connection, form: form)
+        guard case .paired(let browser) = sender, let secret = pairingSecret(connection) else {
+            // Another site's request is told so, not that the browser is not paired.
+            if case .refused(let refusal) = sender { return refusal }
+            return .notPaired
+        }
         guard let uid = form["uid"], let version = form["version"].flatMap({ Int64($0) }) else {
             return .badRequest("Which version? The form gives uid and version.")
         }
@@ -516,8 +519,11 @@ extension RequestHandler {
         guard let form = FormBody.fields(body) else {
             return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
         }
-        guard case .paired(let browser) = pairedSender(connection, form: form), let secret = pairingSecret(connection)
-        else { return .notPaired }
+        let sender = pairedSender(connection, form: form)
+        guard case .paired(let browser) = sender, let secret = pairingSecret(connection) else {
+            if case .refused(let refusal) = sender { return refusal }
+            return .notPaired
+        }
         let name = form["name"]?.trimmingWhitespace ?? ""
         var created: String?
         var problem: String?

@@ -165,13 +165,15 @@ final class RequestHandler: Sendable {
     /// most ``maxCardsAtOnce`` cards may be on their way in, since each is held whole until it is complete.
     private func refuseCard(_ connection: OpaquePointer) -> Response? {
         if let bearer = header(connection, "Authorization").flatMap(APITokens.bearerToken) {
-            guard let access = tokens?.check(bearer: bearer) else {
-                return .reply(.error(401, "This API token is unknown or was revoked."))
-            }
-            guard access.canWrite else {
+            // As for any request: an unknown token is 401 and counts against the attempt limits; a known one that
+            // only reads is 403, as the same request with no body gets.
+            switch tokenReader(connection, bearer) {
+            case .failure(let refusal): return refusal.response
+            case .success(let reader) where !reader.canWrite:
                 return .reply(
                     .error(
                         403, "This API token only reads: make one with `contactbox token create NAME --write`."))
+            case .success: break
             }
         } else if case .refused(let refusal) = pairedSender(connection, form: [:]) {
             return refusal

@@ -85,15 +85,16 @@ enum Response {
     }
 
     /// The headers every answer has: its type, how it may be cached, and what a browser may do with it: never
-    /// guess another type (`nosniff`), never send the box's address on (`no-referrer`), never show it in a frame,
-    /// and only what `policy` allows.
+    /// guess another type (`nosniff`), never send the box's address to another site (`same-origin`: with
+    /// `no-referrer`, a browser sends `Origin: null` with a plain form's POST, which the origin check refuses, so the
+    /// contacts' forms could not work), never show it in a frame, and only what `policy` allows.
     static func addHeaders(
         to response: OpaquePointer, contentType: String, cacheControl: String, policy: String
     ) -> Bool {
         MHD_add_response_header(response, "Content-Type", contentType) == .YES
             && MHD_add_response_header(response, "Cache-Control", cacheControl) == .YES
             && MHD_add_response_header(response, "X-Content-Type-Options", "nosniff") == .YES
-            && MHD_add_response_header(response, "Referrer-Policy", "no-referrer") == .YES
+            && MHD_add_response_header(response, "Referrer-Policy", "same-origin") == .YES
             && MHD_add_response_header(response, "X-Frame-Options", "DENY") == .YES
             && MHD_add_response_header(response, "Content-Security-Policy", policy) == .YES
     }

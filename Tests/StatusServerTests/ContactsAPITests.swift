@@ -287,6 +287,11 @@ struct ContactsAPITests {
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
             headers: read + [("Content-Type", "text/vcard"), ("If-Match", "\"hash-2\"")], body: card)
         #expect(refused.status == 403, "\(refused.body)")
+        let unknown = try HTTPTestClient.request(
+            port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
+            headers: [("Authorization", "Bearer guessed-secret"), ("Content-Type", "text/vcard")], body: card)
+        #expect(unknown.status == 401, "\(unknown.body)")
+        #expect(unknown.header("WWW-Authenticate")?.contains("invalid_token") == true)
         #expect(contacts.writes.isEmpty)
         let stale = try HTTPTestClient.request(
             port: server.port, method: "PUT", path: "/api/contacts/contact-00002",
@@ -516,6 +521,10 @@ struct ContactsPageTests {
             ],
             body: "uid=contact-00001&version=7&step=confirm")
         #expect(unpaired.status == 403)
+        let elsewhere = try post(
+            "confirm", headers: headers.filter { $0.0 != "Origin" } + [("Origin", "http://evil.example")])
+        #expect(elsewhere.status == 403)
+        #expect(elsewhere.body.contains("another web site"), "\(elsewhere.body)")
         #expect(contacts.writes.count == 1)
     }
 

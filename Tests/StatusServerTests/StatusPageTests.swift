@@ -105,7 +105,7 @@ struct StatusPageTests {
             #expect(policy.contains("connect-src 'self'"))
             #expect(policy.contains("frame-ancestors 'none'"))
             #expect(response.header("X-Content-Type-Options") == "nosniff")
-            #expect(response.header("Referrer-Policy") == "no-referrer")
+            #expect(response.header("Referrer-Policy") == "same-origin")
             #expect(response.header("X-Frame-Options") == "DENY")
         }
     }

@@ -124,7 +124,8 @@ public final class ChromeDriver {
 
 /// Polls `probe` every `interval` until it returns a value, and returns that; after `seconds` fails, saying what was
 /// awaited (`what` is read then, so it can tell what was last seen) and the last error. While waiting, an element
-/// not there yet or redrawn under the probe counts as "not yet"; any other failure ends the wait.
+/// not there yet or redrawn under the probe, or a page that began to load under it (a form just sent: chromedriver's
+/// "aborted by navigation"), counts as "not yet"; any other failure ends the wait.
 public func waitUntil<T>(
     _ what: @autoclosure () -> String, seconds: Double = 10, interval: Duration = .milliseconds(100),
     _ probe: () throws -> T?
@@ -136,6 +137,7 @@ public func waitUntil<T>(
             if let value = try probe() { return value }
         } catch let failure as WebDriverFailure
             where ["no such element", "stale element reference"].contains(failure.error ?? "")
+            || failure.description.contains("aborted by navigation")
         {
             lastError = failure
         }

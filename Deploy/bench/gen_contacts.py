@@ -3,6 +3,7 @@
 
     python3 gen_contacts.py N OUT.vcf [--seed 1] [--photos 0.05]
     python3 gen_contacts.py N OUT.vcf --photo-bytes 1400000 [--seed 1] [--photo-seed S]
+    python3 gen_contacts.py N OUT.vcf --photos 0.1 --photo-size 20000-50000 --copies 0
 
 Deterministic for a given seed. Cards are streamed to disk one at a time, so
 memory stays small whatever N is. About 5% (--photos) carry a JPEG photo of 8-40 KB base64
@@ -15,6 +16,9 @@ bytes (a valid JPEG padded with comment segments of random bytes), as a 3.0
 email; no card is a copy. The photos' bytes come from a generator of their own (seeded by
 --photo-seed, else by --seed), so the same --seed gives the same names and UIDs whatever
 the photos' size, and another --photo-seed gives the same contacts with new photos.
+
+With --photo-size LOW-HIGH, a card's photo (--photos of them) is a JPEG of LOW to HIGH bytes instead (at most
+65,000: one comment segment); --copies is the share of exact copies (0: every UID once).
 """
 import argparse
 import base64
@@ -61,8 +65,11 @@ def fold(line: str) -> bytes:
     return b"\r\n ".join(out) + b"\r\n"
 
 
-def photo(rng: random.Random) -> str:
-    size = rng.randint(8_000, 40_000) * 3 // 4 - len(TINY_JPEG)  # raw bytes for 8-40 KB of base64
+def photo(rng: random.Random, size_range: tuple[int, int] | None = None) -> str:
+    if size_range:  # JPEG bytes
+        size = rng.randint(*size_range) - len(TINY_JPEG) - 4
+    else:
+        size = rng.randint(8_000, 40_000) * 3 // 4 - len(TINY_JPEG)  # raw bytes for 8-40 KB of base64
     size = max(size, 16)
     comment = b"\xff\xfe" + (size + 2).to_bytes(2, "big") + rng.randbytes(size)
     after_app0 = 4 + int.from_bytes(TINY_JPEG[4:6], "big")  # JFIF wants APP0 right after SOI
@@ -83,7 +90,7 @@ def big_photo(rng: random.Random, size: int) -> str:
 
 
 def card(rng: random.Random, photos: float = 0.05, photo_bytes: int = 0,
-         photo_rng: random.Random | None = None) -> bytes:
+         photo_rng: random.Random | None = None, photo_size: tuple[int, int] | None = None) -> bytes:
     given, family = rng.choice(GIVEN), rng.choice(FAMILY)
     lines = ["BEGIN:VCARD", "VERSION:3.0", f"UID:{uuid.UUID(int=rng.getrandbits(128), version=4)}",
              f"N:{family};{given};;;", f"FN:{given} {family}"]
@@ -109,7 +116,7 @@ def card(rng: random.Random, photos: float = 0.05, photo_bytes: int = 0,
     if photo_bytes and photo_rng:
         lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + big_photo(photo_rng, photo_bytes))
     elif rng.random() < photos:
-        lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + photo(rng))
+        lines.append("PHOTO;ENCODING=b;TYPE=JPEG:" + photo(rng, photo_size))
     lines.append("END:VCARD")
     return b"".join(fold(line) for line in lines)
 
@@ -122,16 +129,21 @@ def main() -> None:
     parser.add_argument("--photos", type=float, default=0.05, help="the share of cards with a photo")
     parser.add_argument("--photo-bytes", type=int, default=0, help="every card with a photo of this many bytes")
     parser.add_argument("--photo-seed", type=int, help="the seed of the photos' bytes (--photo-bytes)")
+    parser.add_argument("--photo-size", help="LOW-HIGH: the photos' JPEG bytes (default: 8-40 KB of base64)")
+    parser.add_argument("--copies", type=float, default=0.02, help="the share of exact copies of earlier cards")
     args = parser.parse_args()
+    photo_size = tuple(int(b) for b in args.photo_size.split("-")) if args.photo_size else None
+    if photo_size and not 16 <= photo_size[0] <= photo_size[1] <= 65_000:
+        parser.error("--photo-size LOW-HIGH: 16 <= LOW <= HIGH <= 65000")
     rng = random.Random(args.seed)
     photo_rng = random.Random(f"photo-{args.seed if args.photo_seed is None else args.photo_seed}")
     recent: list[bytes] = []  # a few earlier cards to copy: bounded, not the whole file
     with open(args.out, "wb") as out:
         for _ in range(args.count):
-            if recent and rng.random() < 0.02 and not args.photo_bytes:
+            if recent and rng.random() < args.copies and not args.photo_bytes:
                 data = rng.choice(recent)
             else:
-                data = card(rng, args.photos, args.photo_bytes, photo_rng)
+                data = card(rng, args.photos, args.photo_bytes, photo_rng, photo_size)
                 if len(data) < 4096 and not args.photo_bytes:
                     recent = (recent + [data])[-64:]
             out.write(data)

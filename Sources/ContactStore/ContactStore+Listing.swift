@@ -10,6 +10,16 @@ extension ContactStore {
     public func contacts(
         after cursor: ContactCursor?, limit: Int = ContactStore.chunkLimit, search: String? = nil
     ) throws -> [StoredContact] {
+        try contacts(after: cursor, limit: limit, search: search) { $0 }
+    }
+
+    /// The same page, each contact handed to `transform` as it is read and let go of then: a page of what is taken
+    /// from the cards (a list's summaries, a download's bytes) holds one card at a time, whatever their photos.
+    /// `isLast` ends the page early after a result (a download's chunk is full).
+    public func contacts<T>(
+        after cursor: ContactCursor?, limit: Int = ContactStore.chunkLimit, search: String? = nil,
+        isLast: (T) -> Bool = { _ in false }, _ transform: (StoredContact) throws -> T
+    ) throws -> [T] {
         try Self.checkLimit(limit)
         var conditions = ["deleted = 0"]
         var arguments: [(any SQLBindable)?] = []
@@ -46,7 +56,7 @@ extension ContactStore {
             SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions.joined(separator: " AND "))
             ORDER BY display_name COLLATE NOCASE, id LIMIT ?
             """
-        return try db.query(sql, arguments: arguments, map: storedContact)
+        return try db.query(sql, arguments: arguments, map: { try transform(storedContact($0)) }, isLast: isLast)
     }
 
     /// Calls `body` with every live contact in name order, reading one page of at most `chunkLimit` at a time, so

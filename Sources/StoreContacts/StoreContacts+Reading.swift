@@ -10,10 +10,15 @@ extension StoreContacts {
         let start = try cursor.map { (text) throws(ContactsError) in try PageCursor.contactCursor(text) }
         return try reading { store in
             let search = search.map(\.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
-            let page = try store.contacts(after: start, limit: limit, search: search)
-            let summaries = page.map { CardView(text: $0.text, uid: $0.uid).summary(of: $0) }
-            let next = page.count == limit ? page.last.map { PageCursor.encode($0.cursor) } : nil
-            return ContactsPage(contacts: summaries, next: next)
+            // Each card is let go of once its line is made: a page holds one card at a time, photos and all.
+            let page = try store.contacts(after: start, limit: limit, search: search) { contact in
+                (
+                    QuickSummary.of(contact) ?? CardView(text: contact.text, uid: contact.uid).summary(of: contact),
+                    contact.cursor
+                )
+            }
+            let next = page.count == limit ? page.last.map { PageCursor.encode($0.1) } : nil
+            return ContactsPage(contacts: page.map(\.0), next: next)
         }
     }
 

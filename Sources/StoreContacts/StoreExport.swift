@@ -136,8 +136,17 @@ final class StoreExport: VCardExport {
         case .cards:
             exhausted = true
         case .live(let after):
-            let page = try backend.reading { try $0.contacts(after: after, limit: limit) }
-            if page.count < limit { exhausted = true }
+            // A page ends at a chunk's bytes too: a run of photos after small cards is not read all at once.
+            var bytes = 0
+            let page = try backend.reading { store in
+                try store.contacts(
+                    after: after, limit: limit,
+                    isLast: { (card: (text: CardText, cursor: ContactCursor)) in
+                        bytes += card.text.count
+                        return bytes >= ContactStore.chunkBytes
+                    }, { (text: $0.text, cursor: $0.cursor) })
+            }
+            if page.count < limit, bytes < ContactStore.chunkBytes { exhausted = true }
             if let last = page.last { source = .live(after: last.cursor) }
             pending = page.map(\.text)
         case .asOf(let time, let seq):

@@ -77,6 +77,29 @@ struct StoreContactsTests {
         #expect(nameless.initials == "N")
     }
 
+    @Test("a list's line read from the card's bytes is the one a whole parse gives, for every card a store holds")
+    func quickSummaries() throws {
+        let fixture = try BackendFixture()
+        let odd = [
+            // Folded lines, a group, escapes, a tel: URI, a data: URI photo, vCard 2.1's bare BASE64, a URL photo.
+            "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:folded\r\nFN:Folded\r\nitem2.TEL;VALUE=uri:tel:+1-555-\r\n 0100\r\n"
+                + "EMAIL;TYPE=\"work,pref\":a\\,b@example.org\r\nPHOTO:data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB\r\n"
+                + "END:VCARD\r\n",
+            "BEGIN:VCARD\r\nVERSION:2.1\r\nUID:old\r\nN:Old;Timer\r\nTEL;CELL:555\r\n"
+                + "PHOTO;JPEG;BASE64:\r\n /9j/4AAQSkZJRgABAQ\r\n\r\nEND:VCARD\r\n",
+            "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:url-photo\r\nFN:Url\r\nPHOTO;VALUE=uri:https://example.org/a.jpg\r\n"
+                + "END:VCARD\r\n",
+        ]
+        try fixture.importCards([Cards.ada, Cards.grace, Cards.bob, Cards.family] + odd)
+        var compared = 0
+        for contact in try fixture.store.contacts(after: nil) {
+            guard let quick = QuickSummary.of(contact) else { continue }
+            #expect(quick == CardView(text: contact.text, uid: contact.uid).summary(of: contact), "\(contact.uid)")
+            compared += 1
+        }
+        #expect(compared == 7)
+    }
+
     @Test("initials take the first letters of the first and last words, in upper case, whatever the script")
     func initials() {
         #expect(CardView.initials("Ada Lovelace") == "AL")

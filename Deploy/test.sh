@@ -2,8 +2,8 @@
 # Run every test (the README's test command). Installs the Debian packages the
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# then (without arguments) a short run of each fuzz target, short runs of the setup
-# and writes benchmarks (Deploy/bench/setup.sh, writes.sh), the hardware scenarios in
+# then (without arguments) a short run of each fuzz target, short runs of the setup, writes
+# and contacts benchmarks (Deploy/bench/setup.sh, writes.sh, contacts.sh), the hardware scenarios in
 # the GPIO VM and the installed box under systemd in a Debian VM, and exits 1 if
 # anything failed.
 set -euo pipefail
@@ -82,6 +82,14 @@ fi
 # check, 10 passes carrying a change; /proc/PID/io's write_bytes per pass; the idle day's 2 MB budget fails the run.
 if [[ $# -eq 0 ]]; then
     BENCH_CONTACTS=100 BENCH_PASSES=5 BENCH_DAY_PASSES=10 BENCH_IDLE_SECONDS=10 Deploy/bench/writes.sh || fail "the writes benchmark (Deploy/bench/writes.sh)"
+fi
+
+# --- The contacts' API under load: a short run of Deploy/bench/contacts.sh -----------
+# The release daemon in a 20 MB memory cgroup with Radicale books of 200 and 1,000 contacts: list pages and searches
+# under wrk while a sync runs (p95 <= 50 ms), the changes feed and the download whole, the footprint <= 8 MB and flat.
+if [[ $# -eq 0 ]]; then
+    BENCH_CONTACTS=1000 BENCH_BASE=200 BENCH_SECONDS=3 Deploy/bench/contacts.sh ||
+        fail "the contacts benchmark (Deploy/bench/contacts.sh)"
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------

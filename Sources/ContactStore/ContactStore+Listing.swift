@@ -80,6 +80,26 @@ extension ContactStore {
             map: storedContact)
     }
 
+    /// One row of ``changeHeads(since:limit:)``: what changed, without its card.
+    public struct ChangeHead: Sendable, Equatable {
+        public var changeSeq: Int64
+        public var uid: String
+        public var deleted: Bool
+        public var hash: String
+    }
+
+    /// The same rows as ``changes(since:limit:)``, without their cards: a changes feed reads no photo.
+    public func changeHeads(since seq: Int64, limit: Int = ContactStore.chunkLimit) throws -> [ChangeHead] {
+        try Self.checkLimit(limit)
+        return try db.query(
+            "SELECT change_seq, uid, deleted, hash FROM contacts WHERE change_seq > ? ORDER BY change_seq LIMIT ?", seq,
+            limit
+        ) { row in
+            ChangeHead(
+                changeSeq: try row.int64(0), uid: try row.string(1), deleted: try row.bool(2), hash: try row.string(3))
+        }
+    }
+
     /// The number of live contacts, or of all rows including tombstones.
     public func count(includingDeleted: Bool = false) throws -> Int {
         let sql =

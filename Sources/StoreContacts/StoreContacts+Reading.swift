@@ -83,7 +83,7 @@ extension StoreContacts {
         try Self.checkLimit(limit)
         guard seq >= 0 else { throw ContactsError(status: 400, "since \(seq) is below 0") }
         return try reading { store in
-            let rows = try store.changes(since: seq, limit: limit)
+            let rows = try store.changeHeads(since: seq, limit: limit)
             let results = rows.map { ContactChange(seq: $0.changeSeq, uid: $0.uid, deleted: $0.deleted, hash: $0.hash) }
             return ChangesPage(results: results, lastSeq: results.last?.seq ?? seq)
         }

@@ -86,9 +86,10 @@ fi
 
 # --- The contacts' API under load: a short run of Deploy/bench/contacts.sh -----------
 # The release daemon in a 20 MB memory cgroup with Radicale books of 200 and 1,000 contacts: list pages and searches
-# under wrk while a sync runs (p95 <= 50 ms), the changes feed and the download whole, the footprint <= 8 MB and flat.
+# under wrk (two clients: a household's phones) while a sync runs (p95 <= 50 ms), the changes feed and the download
+# whole, the footprint <= 8 MB and flat.
 if [[ $# -eq 0 ]]; then
-    BENCH_CONTACTS=1000 BENCH_BASE=200 BENCH_SECONDS=3 Deploy/bench/contacts.sh ||
+    BENCH_CONTACTS=1000 BENCH_BASE=200 BENCH_SECONDS=3 BENCH_CONNECTIONS=2 Deploy/bench/contacts.sh ||
         fail "the contacts benchmark (Deploy/bench/contacts.sh)"
 fi
 

@@ -150,7 +150,9 @@ extension RequestHandler {
                         headers: [("WWW-Authenticate", "Bearer realm=\"ContactBox\"")]))))
     }
 
-    struct ContactsRefusal: Error {
+    /// A refusal on its way out of a check: made and answered on MHD's one thread (a `Response` may hold a
+    /// download's stream, which is no `Sendable`).
+    struct ContactsRefusal: Error, @unchecked Sendable {
         let response: Response
         init(_ response: Response) { self.response = response }
     }
@@ -423,17 +425,32 @@ extension RequestHandler {
         return .reply(reply)
     }
 
-    /// `POST /restore` (`uid`, `version`, `step`): `preview` shows what would change; `confirm` restores, from a
-    /// browser paired within the last 10 minutes; `arm` hands it to the box's button.
-    private func restore(_ connection: OpaquePointer, body: [UInt8], contacts: any ContactsBackend) -> Response {
+    /// A form posted from a paired browser with its token: its fields, the browser and its secret (whose token the
+    /// answer's forms carry), or the refusal: another site's request is told so, not that the browser is not paired.
+    private func pairedForm(
+        _ connection: OpaquePointer, body: [UInt8]
+    ) -> Result<([String: String], PairedBrowsers.Browser, PairingSecret), ContactsRefusal> {
         guard let form = FormBody.fields(body) else {
-            return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
+            return .failure(
+                ContactsRefusal(
+                    .badRequest(
+                        "The form could not be read: send its fields as application/x-www-form-urlencoded.")))
         }
         let sender = pairedSender(connection, form: form)
         guard case .paired(let browser) = sender, let secret = pairingSecret(connection) else {
-            // Another site's request is told so, not that the browser is not paired.
-            if case .refused(let refusal) = sender { return refusal }
-            return .notPaired
+            if case .refused(let refusal) = sender { return .failure(ContactsRefusal(refusal)) }
+            return .failure(ContactsRefusal(.notPaired))
+        }
+        return .success((form, browser, secret))
+    }
+
+    /// `POST /restore` (`uid`, `version`, `step`): `preview` shows what would change; `confirm` restores, from a
+    /// browser paired within the last 10 minutes; `arm` hands it to the box's button.
+    private func restore(_ connection: OpaquePointer, body: [UInt8], contacts: any ContactsBackend) -> Response {
+        let (form, browser, secret): ([String: String], PairedBrowsers.Browser, PairingSecret)
+        switch pairedForm(connection, body: body) {
+        case .success(let sent): (form, browser, secret) = sent
+        case .failure(let refusal): return refusal.response
         }
         guard let uid = form["uid"], let version = form["version"].flatMap({ Int64($0) }) else {
             return .badRequest("Which version? The form gives uid and version.")
@@ -516,13 +533,10 @@ extension RequestHandler {
     /// writes) shows the new token once; `revoke` (`name`).
     func changeTokens(_ connection: OpaquePointer, body: [UInt8]) -> Response {
         guard let tokens else { return .notFound }
-        guard let form = FormBody.fields(body) else {
-            return .badRequest("The form could not be read: send its fields as application/x-www-form-urlencoded.")
-        }
-        let sender = pairedSender(connection, form: form)
-        guard case .paired(let browser) = sender, let secret = pairingSecret(connection) else {
-            if case .refused(let refusal) = sender { return refusal }
-            return .notPaired
+        let (form, browser, secret): ([String: String], PairedBrowsers.Browser, PairingSecret)
+        switch pairedForm(connection, body: body) {
+        case .success(let sent): (form, browser, secret) = sent
+        case .failure(let refusal): return refusal.response
         }
         let name = form["name"]?.trimmingWhitespace ?? ""
         var created: String?

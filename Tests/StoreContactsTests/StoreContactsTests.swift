@@ -243,6 +243,17 @@ struct StoreContactsTests {
         #expect(try fixture.backend.contact(uid: "google-grace")?.summary.name == "Grace Hopper")
     }
 
+    @Test("the store's failures answer as the API does: busy 503, missing 404, anything else 500 in its words")
+    func failures() {
+        #expect(StoreContacts.contactsError(SQLiteError(code: 5, message: "database is locked")).status == 503)
+        #expect(StoreContacts.contactsError(SQLiteError(code: 6, message: "database table is locked")).status == 503)
+        #expect(
+            StoreContacts.contactsError(SQLiteError(code: 13, message: "database or disk is full"))
+                == ContactsError(status: 500, "the store failed: database or disk is full"))
+        #expect(StoreContacts.contactsError(ContactStoreError(.notFound, "no run 9")).status == 404)
+        #expect(StoreContacts.contactsError(ContactStoreError(.corruptRow, "row 3")).status == 500)
+    }
+
     @Test("a store that is not there yet is a moment's wait, in words, never a crash")
     func missingStore() throws {
         let fixture = try BackendFixture()

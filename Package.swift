@@ -159,7 +159,9 @@ let package = Package(
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "SystemSupport"]),
         .testTarget(
             name: "StoreContactsTests",
-            dependencies: ["ContactStore", "StatusServer", "StoreContacts", "SystemSupport", "TestSupport", "VCard"]),
+            dependencies: [
+                "ContactStore", "SQLite", "StatusServer", "StoreContacts", "SystemSupport", "TestSupport", "VCard",
+            ]),
         .testTarget(name: "ConfigTests", dependencies: ["Config", "SystemSupport", "TestSupport"]),
         .testTarget(name: "FrontPanelTests", dependencies: ["FrontPanel", "TestSupport"]),
         .testTarget(name: "SafeTextTests", dependencies: ["SafeText"]),

@@ -85,7 +85,11 @@ final class StoreExport: VCardExport {
             guard let text = current else { break }
             let count = min(text.count - offset, max(budget - chunk.count, 1))
             if count > 0 {
-                append(text.bytes(at: offset, count: count), to: &chunk)
+                let piece = text.bytes(at: offset, count: count)
+                guard piece.count == count else {
+                    throw ContactsError(status: 500, "the store failed: a card's text could not be read back")
+                }
+                append(piece, to: &chunk)
                 offset += count
             }
             if offset >= text.count || count == 0 {

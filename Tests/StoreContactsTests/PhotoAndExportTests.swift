@@ -106,6 +106,18 @@ struct PhotoAndExportTests {
         }
     }
 
+    @Test("an export writes CRLF line ends, also for a card no reader understands, kept as it came")
+    func exportLineEnds() throws {
+        let fixture = try BackendFixture()
+        let odd = "BEGIN:VCARD\nVERSION:3.0\nUID:odd\nFN:Odd\rNOTE:lone CR\nEND:VCARD"
+        try fixture.store.upsert(Card(opaque: odd, uid: "odd"), reason: "test")
+        let export = try fixture.backend.export(uid: "odd", asOf: nil)
+        let bytes = try #require(try export.next())
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:odd\r\nFN:Odd\r\nNOTE:lone CR\r\nEND:VCARD\r\n")
+    }
+
     @Test("an export as of a time has the contacts as they were then")
     func exportAsOf() throws {
         let fixture = try BackendFixture()

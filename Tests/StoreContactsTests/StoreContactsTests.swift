@@ -1,4 +1,5 @@
 import ContactStore
+import SQLite
 import StatusServer
 import Testing
 import VCard
@@ -252,6 +253,29 @@ struct StoreContactsTests {
         let empty = try fixture.backend.changes(since: page.lastSeq, limit: 100)
         #expect(empty.results.isEmpty && empty.lastSeq == page.lastSeq)
         #expect(throws: ContactsError.self) { try fixture.backend.changes(since: -1, limit: 10) }
+    }
+
+    @Test("a store of an older schema is a moment's wait, until its migration is done")
+    func olderSchema() throws {
+        let fixture = try BackendFixture()
+        try fixture.importCards([Cards.grace])
+        try Database(path: fixture.path).setUserVersion(Int32(ContactStore.schemaVersion - 1))
+        #expect(throws: ContactsError(status: 503, "the store is being set up; try again in a moment")) {
+            try fixture.backend.contact(uid: "google-grace")
+        }
+        try Database(path: fixture.path).setUserVersion(Int32(ContactStore.schemaVersion))
+        #expect(try fixture.backend.contact(uid: "google-grace")?.summary.name == "Grace Hopper")
+    }
+
+    @Test("the store's failures answer as the API does: busy 503, missing 404, anything else 500 in its words")
+    func failures() {
+        #expect(StoreContacts.contactsError(SQLiteError(code: 5, message: "database is locked")).status == 503)
+        #expect(StoreContacts.contactsError(SQLiteError(code: 6, message: "database table is locked")).status == 503)
+        #expect(
+            StoreContacts.contactsError(SQLiteError(code: 13, message: "database or disk is full"))
+                == ContactsError(status: 500, "the store failed: database or disk is full"))
+        #expect(StoreContacts.contactsError(ContactStoreError(.notFound, "no run 9")).status == 404)
+        #expect(StoreContacts.contactsError(ContactStoreError(.corruptRow, "row 3")).status == 500)
     }
 
     @Test("a store that is not there yet is a moment's wait, in words, never a crash")

@@ -40,9 +40,21 @@ struct WriteTests {
         #expect(!created.canRestore)
         #expect(created.changes.contains(FieldChange(field: "Phone (mobile)", before: nil, after: "+44 20 7946 0000")))
 
-        let first = try fixture.backend.versions(uid: "apple-ada", before: nil, limit: 2)
-        #expect(first.versions.count == 2)
-        let rest = try fixture.backend.versions(uid: "apple-ada", before: try #require(first.next), limit: 2)
+        // The command line's edit, as `contactbox edit` writes it.
+        try fixture.store.upsert(try card(Cards.ada), reason: "test")
+        let edit = try fixture.store.beginOperation(.edit, note: "apple-ada")
+        try fixture.store.upsert(
+            try card(Cards.ada.replacing("TITLE:Countess", with: "TITLE:Countess of Lovelace")),
+            reason: "edited on the command line", runID: edit, stampingRevision: true)
+        try fixture.store.finishOperation(id: edit)
+        let byHand = try #require(try fixture.backend.versions(uid: "apple-ada", before: nil, limit: 1).versions.first)
+        #expect(byHand.cause == "the command line (edit)")
+        #expect(byHand.changes == [FieldChange(field: "Title", before: "Countess", after: "Countess of Lovelace")])
+
+        // Older pages, before the deletion.
+        let first = try fixture.backend.versions(uid: "apple-ada", before: deleted.id, limit: 1)
+        #expect(first.versions.map(\.kind) == ["updated"])
+        let rest = try fixture.backend.versions(uid: "apple-ada", before: try #require(first.next), limit: 1)
         #expect(rest.versions.map(\.kind) == ["created"])
         #expect(rest.next == nil)
     }

@@ -62,7 +62,7 @@ enum ContactsHTML {
 
     // MARK: The list
 
-    static func list(_ page: ContactsPage, search: String?, total: Int?, into w: inout ByteWriter) {
+    static func list(_ page: ContactsPage, search: String?, into w: inout ByteWriter) {
         head("Contacts", into: &w)
         w.raw("<h1>Contacts</h1>\n<form id=\"search\" method=\"get\" action=\"/contacts\" role=\"search\">")
         w.raw("<input name=\"q\" type=\"search\" aria-label=\"Search\" autocomplete=\"off\" ")

@@ -1,6 +1,6 @@
 import SystemSupport
 
-/// The contacts as the JSON API gives them (`README.md`, "The JSON API"). Card text goes out exactly as the card has
+/// The contacts as the JSON API gives them (`Docs/appliance.md`, "Contacts and the JSON API"). Card text goes out exactly as the card has
 /// it (``ByteWriter/jsonEncoded(_:)``): a program gets the data, and JSON's own escaping keeps it data. Times are
 /// unix milliseconds, as the store keeps them.
 enum ContactsJSON {

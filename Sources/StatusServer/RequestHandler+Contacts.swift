@@ -67,7 +67,7 @@ extension RequestHandler {
     /// The body a request may have on `path`, and whether it is kept: a form's, a card's (PUT on a contact), else
     /// none worth keeping.
     static func bodyLimit(_ path: UnsafePointer<CChar>, method: UnsafePointer<CChar>) -> (limit: Int, kept: Bool) {
-        if isForm(path) || strcmp(path, "/restore") == 0 || strcmp(path, "/tokens") == 0 {
+        if isForm(path) {
             return (maxFormBytes, true)
         }
         if strcmp(method, "PUT") == 0, strncmp(path, "/api/contacts/", 14) == 0 { return (maxCardBytes, true) }
@@ -217,8 +217,15 @@ extension RequestHandler {
             ContactsJSON.page(page, into: &w)
             return .reply(.json(w, ifNoneMatch: ifNoneMatch))
         case .contact(let uid):
-            guard let detail = try contacts.contact(uid: uid), !detail.deleted else {
-                throw ContactsError(status: 404, try deletedOrMissing(uid, contacts: contacts))
+            // One read: a deleted contact answers with its last version, which says so.
+            let found = try contacts.contact(uid: uid)
+            guard let detail = found, !detail.deleted else {
+                throw ContactsError(
+                    status: 404,
+                    found == nil
+                        ? "No contact has this UID."
+                        : "This contact was deleted: it is in the trash (/api/trash), its versions at "
+                            + "/api/contacts/UID/history.")
             }
             if (header(connection, "Accept") ?? "").lowercased().contains("text/vcard") {
                 let card = try wholeExport(contacts.export(uid: uid, asOf: nil))
@@ -258,7 +265,7 @@ extension RequestHandler {
         case .listPage:
             let search = argument(connection, "q").flatMap { $0.trimmingWhitespace.isEmpty ? nil : $0 }
             let page = try contacts.list(search: search, after: argument(connection, "after"), limit: 100)
-            ContactsHTML.list(page, search: search, total: nil, into: &w)
+            ContactsHTML.list(page, search: search, into: &w)
             return .reply(Reply(status: 200, contentType: Reply.html, body: w.bytes))
         case .contactPage(let uid):
             guard let detail = try contacts.contact(uid: uid) else {
@@ -276,12 +283,6 @@ extension RequestHandler {
         case .restoreForm:
             return .methodNotAllowed(allow: "POST")
         }
-    }
-
-    /// Why `uid` has no live contact, for the 404.
-    private func deletedOrMissing(_ uid: String, contacts: any ContactsBackend) throws(ContactsError) -> String {
-        guard try contacts.contact(uid: uid) != nil else { return "No contact has this UID." }
-        return "This contact was deleted: it is in the trash (/api/trash), its versions at /api/contacts/UID/history."
     }
 
     /// The forms' anti-forgery token: a paired browser's only.

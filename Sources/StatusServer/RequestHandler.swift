@@ -11,12 +11,13 @@ final class RequestHandler: Sendable {
     /// Most requests use no body (`POST /api/sync` needs none, the undo's run is in the query string), so anything
     /// over this is refused...
     static let maxBodyBytes = 1024
-    /// ...but a form of the settings or the setup (``isForm(_:)``), read up to this.
+    /// ...but a form (the settings, the setup, a restore, the API tokens: ``isForm(_:)``), read up to this.
     static let maxFormBytes = 4096
 
     /// Whether `path` takes a form: compared in place, as every request (and every chunk of its body) asks.
     static func isForm(_ path: UnsafePointer<CChar>) -> Bool {
-        strcmp(path, "/api/settings") == 0 || strcmp(path, "/api/setup") == 0
+        strcmp(path, "/api/settings") == 0 || strcmp(path, "/api/setup") == 0 || strcmp(path, "/restore") == 0
+            || strcmp(path, "/tokens") == 0
     }
 
     /// The bodies of forms being received, by connection (MHD's one thread; the lock is for the rules). At most one

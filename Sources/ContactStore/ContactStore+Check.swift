@@ -23,6 +23,7 @@ extension ContactStore {
         }
         try checkUniqueness(&findings)
         try checkTexts(&findings)
+        try checkSearchIndex(&findings)
         try checkContacts(&findings)
         return findings.lines
     }
@@ -52,6 +53,40 @@ extension ContactStore {
         ) { row in findings.add("texts row \(try row.int64(0)) belongs to no contact or history row") }
     }
 
+    /// The trigram index holds each live contact's keys and name, once, as its row has them (`Schema.version10`):
+    /// a search for a rare word finds contacts by this index alone. Its own check first (FTS5's integrity-check,
+    /// which SQLite 3.40 runs as a write: not on a store opened only to read).
+    private func checkSearchIndex(_ findings: inout Findings) throws {
+        if !isReadOnly {
+            do {
+                try db.execute("INSERT INTO contacts_search (contacts_search, rank) VALUES ('integrity-check', 0)")
+            } catch {
+                findings.add("search index: \(error)")
+                return
+            }
+        }
+        guard try searchKeysPendingAfter() == nil else { return }
+        // One pass over each side, ordered by id; the rows that differ, a hundred at most.
+        try db.forEachRow(
+            """
+            SELECT id FROM (
+                SELECT id, search_text, search_phones, display_name FROM contacts
+                WHERE deleted = 0 AND search_text IS NOT NULL
+                EXCEPT SELECT rowid, words, digits, name FROM contacts_search
+            )
+            UNION ALL
+            SELECT rowid FROM (
+                SELECT rowid, words, digits, name FROM contacts_search
+                EXCEPT SELECT id, search_text, search_phones, display_name FROM contacts
+                WHERE deleted = 0 AND search_text IS NOT NULL
+            )
+            LIMIT 100
+            """
+        ) { row in
+            findings.add("contact row \(try row.int64(0)): its search keys in the trigram index are not its row's")
+        }
+    }
+
     /// Re-reads every stored vCard, one keyset chunk at a time.
     private func checkContacts(_ findings: inout Findings) throws {
         let counter = try currentChangeSeq()
@@ -63,14 +98,20 @@ extension ContactStore {
         while !findings.isFull {
             let chunk = try db.query(
                 """
-                SELECT \(Self.contactColumns), search_text, search_phones FROM contacts WHERE id > ? ORDER BY id
-                LIMIT ?
+                SELECT \(Self.contactColumns), search_text, search_phones, list_phone, list_email, list_photo
+                FROM contacts WHERE id > ? ORDER BY id LIMIT ?
                 """, lastID, Self.chunkLimit
             ) { row in
-                let key = try row.optionalString(Self.contactColumnCount).map { text in
-                    SearchKey(text: text, phones: try row.optionalString(Self.contactColumnCount + 1) ?? "")
+                let column = Self.contactColumnCount
+                let key = try row.optionalString(column).map { text in
+                    SearchKey(text: text, phones: try row.optionalString(column + 1) ?? "")
                 }
-                return (contact: try storedContact(row, readingText: false), key: key)
+                let line = try row.optionalInt64(column + 4).map { photo in
+                    ListLine(
+                        phone: try row.optionalString(column + 2), email: try row.optionalString(column + 3),
+                        hasPhoto: photo != 0)
+                }
+                return (contact: try storedContact(row, readingText: false), key: StoredKeys(search: key, line: line))
             }
             guard let last = chunk.last else {
                 break
@@ -89,14 +130,20 @@ extension ContactStore {
                 }
                 checkContact(
                     contact, counter: counter, hashRenewed: contact.id <= renewedUpTo,
-                    key: contact.id <= keyedUpTo ? .some(key) : nil, into: &findings)
+                    key: contact.id <= keyedUpTo ? key : nil, into: &findings)
             }
         }
     }
 
-    /// `key`: the contact's stored search keys (nil inside: none), or nil when they are not to be checked.
+    /// What a row keeps of its card for searches and lists (nil: none).
+    private struct StoredKeys {
+        var search: SearchKey?
+        var line: ListLine?
+    }
+
+    /// `key`: the contact's stored keys, or nil when they are not to be checked.
     private func checkContact(
-        _ contact: StoredContact, counter: Int64, hashRenewed: Bool, key: SearchKey??, into findings: inout Findings
+        _ contact: StoredContact, counter: Int64, hashRenewed: Bool, key: StoredKeys?, into findings: inout Findings
     ) {
         let uid = contact.uid
         if contact.changeSeq > counter {
@@ -129,11 +176,12 @@ extension ContactStore {
             findings.add("uid \(uid): live contact's vCard has UID \(card.uid ?? "(none)")")
         }
         // A search finds a contact by its keys alone: keys that are not its card's hide it, or show it for another.
-        if case .some(let stored) = key,
-            stored != (contact.deleted ? nil : SearchKey(card: card, displayName: contact.displayName))
-        {
+        if let key, key.search != (contact.deleted ? nil : SearchKey(card: card, displayName: contact.displayName)) {
             findings.add(
                 "uid \(uid): its search keys are not its card's (a search may miss it or find it for another's words)")
+        }
+        if let key, key.line != (contact.deleted ? nil : ListLine(card: card)) {
+            findings.add("uid \(uid): its line in the list (phone, email, photo) is not its card's")
         }
     }
 }

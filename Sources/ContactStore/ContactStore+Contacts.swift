@@ -69,12 +69,14 @@ extension ContactStore {
         let stored = try storeText(text)
         let name = card.displayName
         let key = SearchKey(card: card, displayName: name)
+        let line = ListLine(card: card)
         try db.run(
             """
             INSERT INTO contacts (uid, vcard, hash, display_name, created_at, changed_at, change_seq, deleted, text_id,
-                search_text, search_phones)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-            """, uid, stored.vcard, hash, name, time, time, try nextChangeSeq(), stored.textID, key.text, key.phones)
+                search_text, search_phones, list_phone, list_email, list_photo)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
+            """, uid, stored.vcard, hash, name, time, time, try nextChangeSeq(), stored.textID, key.text, key.phones,
+            line.phone, line.email, line.hasPhoto)
     }
 
     /// New content for an existing row (live or tombstone); the row keeps its id, UID and creation time. A large
@@ -84,12 +86,14 @@ extension ContactStore {
         let stored = try storeText(text)
         let name = card.displayName
         let key = SearchKey(card: card, displayName: name)
+        let line = ListLine(card: card)
         try db.run(
             """
             UPDATE contacts SET vcard = ?, hash = ?, display_name = ?, changed_at = ?, change_seq = ?, deleted = 0,
-                text_id = ?, search_text = ?, search_phones = ?
+                text_id = ?, search_text = ?, search_phones = ?, list_phone = ?, list_email = ?, list_photo = ?
             WHERE id = ?
-            """, stored.vcard, hash, name, time, try nextChangeSeq(), stored.textID, key.text, key.phones, id)
+            """, stored.vcard, hash, name, time, try nextChangeSeq(), stored.textID, key.text, key.phones, line.phone,
+            line.email, line.hasPhoto, id)
     }
 
     /// Writes `card` as the version of `uid`, over `existing` (nil: a new UID), recording the change in history
@@ -116,11 +120,12 @@ extension ContactStore {
     func tombstone(_ existing: StoredContact, origin: HistoryOrigin, at time: Int64) throws {
         try recordHistory(existing, kind: .deleted, origin: origin, at: time)
         // The tombstone keeps the last vcard and hash: the columns are NOT NULL, the check walks them, and a sync
-        // can still tell which version was deleted. A search never looks at a tombstone: its keys go. Its changed_at
+        // can still tell which version was deleted. A search never looks at a tombstone: its keys and line go. Its changed_at
         // is the time of its `deleted` history row, which the trash orders by (`ContactStore+Trash.swift`).
         try db.run(
             """
-            UPDATE contacts SET deleted = 1, changed_at = ?, change_seq = ?, search_text = NULL, search_phones = NULL
+            UPDATE contacts SET deleted = 1, changed_at = ?, change_seq = ?, search_text = NULL, search_phones = NULL,
+                list_phone = NULL, list_email = NULL, list_photo = NULL
             WHERE id = ?
             """, time, try nextChangeSeq(), existing.id)
     }

@@ -21,6 +21,94 @@ extension ContactStore {
         isLast: (T) -> Bool = { _ in false }, _ transform: (StoredContact) throws -> T
     ) throws -> [T] {
         try Self.checkLimit(limit)
+        var (conditions, arguments) = try walkConditions(after: cursor, search: search.flatMap(SearchQuery.init))
+        arguments.append(limit)
+        // Only ten shapes of this SQL exist (a cursor or not; no search, or text or digits with a fill-in pending or
+        // not), so the statement cache holds at most ten statements for it.
+        let sql = """
+            SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions)
+            ORDER BY display_name COLLATE NOCASE, id LIMIT ?
+            """
+        return try db.query(sql, arguments: arguments, map: { try transform(storedContact($0)) }, isLast: isLast)
+    }
+
+    /// The same page as ``contacts(after:limit:search:)`` as a list shows it, without the cards: read from the name
+    /// index alone (its `ListLine` columns), or, for search words of three characters or more that at most
+    /// `trigramLimit` contacts hold, through the trigram index `contacts_search`, so that a search for a word few
+    /// contacts hold does not walk the whole name index.
+    public func contactLines(
+        after cursor: ContactCursor?, limit: Int = ContactStore.chunkLimit, search: String? = nil
+    ) throws -> [ContactLine] {
+        try Self.checkLimit(limit)
+        let (sql, arguments) = try linesQuery(after: cursor, limit: limit, search: search.flatMap(SearchQuery.init))
+        return try db.query(sql, arguments: arguments, map: Self.contactLine)
+    }
+
+    /// The SQL of ``contactLines(after:limit:search:)`` and its arguments: every column from the name index
+    /// (EXPLAIN QUERY PLAN: USING COVERING INDEX contacts_live_name), never a row of `contacts`.
+    func linesQuery(
+        after cursor: ContactCursor?, limit: Int, search query: SearchQuery?
+    ) throws -> (String, [(any SQLBindable)?]) {
+        let columns = "id, uid, display_name, hash, change_seq, changed_at, list_phone, list_email, list_photo"
+        if let match = query?.trigramMatch, try searchKeysPendingAfter() == nil,
+            try trigramMatches(match) <= Self.trigramLimit
+        {
+            var arguments: [(any SQLBindable)?] = [match]
+            var after = ""
+            if let cursor {
+                after = """
+                    AND contacts_search.name COLLATE NOCASE >= ?
+                    AND (contacts_search.name COLLATE NOCASE > ? OR contacts_search.rowid > ?)
+                    """
+                arguments += [cursor.displayName, cursor.displayName, cursor.id]
+            }
+            // Each match's line from its entry in the name index, found by its name and id.
+            let sql = """
+                SELECT \(columns.split(separator: ", ").map { "c." + $0 }.joined(separator: ", "))
+                FROM contacts_search JOIN contacts c INDEXED BY contacts_live_name
+                ON c.display_name = contacts_search.name COLLATE NOCASE AND c.id = contacts_search.rowid
+                AND c.deleted = 0
+                WHERE contacts_search MATCH ? \(after)
+                ORDER BY contacts_search.name COLLATE NOCASE, contacts_search.rowid LIMIT ?
+                """
+            return (sql, arguments + [limit])
+        }
+        let (conditions, arguments) = try walkConditions(after: cursor, search: query)
+        let sql = """
+            SELECT \(columns) FROM contacts INDEXED BY contacts_live_name WHERE \(conditions)
+            ORDER BY display_name COLLATE NOCASE, id LIMIT ?
+            """
+        return (sql, arguments + [limit])
+    }
+
+    /// The most contacts a search takes through the trigram index. Ordering its matches by name costs a lookup in
+    /// the name index each; walking the name index finds a page of a word that many hold within a few pages of the
+    /// index (about 100 / the share of contacts that hold it), so past a few hundred matches the walk is cheaper.
+    static let trigramLimit = 300
+
+    /// How many contacts the trigram index finds for `match`, counted up to one more than `trigramLimit`.
+    private func trigramMatches(_ match: String) throws -> Int {
+        let count = try db.scalarInt64(
+            "SELECT count(*) FROM (SELECT 1 FROM contacts_search WHERE contacts_search MATCH ? LIMIT ?)", match,
+            Self.trigramLimit + 1)
+        return Int(truncatingIfNeeded: count ?? 0)
+    }
+
+    private static func contactLine(_ row: Row) throws -> ContactLine {
+        var line: ListLine?
+        if let photo = try row.optionalInt64(8) {
+            line = ListLine(phone: try row.optionalString(6), email: try row.optionalString(7), hasPhoto: photo != 0)
+        }
+        return ContactLine(
+            id: try row.int64(0), uid: try row.string(1), displayName: try row.string(2), hash: try row.string(3),
+            changeSeq: try row.int64(4), changedAt: try row.int64(5), line: line)
+    }
+
+    /// The WHERE clause of a page in name order from the name index (live contacts after `cursor` that `query`
+    /// matches), and its arguments.
+    private func walkConditions(
+        after cursor: ContactCursor?, search query: SearchQuery?
+    ) throws -> (String, [(any SQLBindable)?]) {
         var conditions = ["deleted = 0"]
         var arguments: [(any SQLBindable)?] = []
         if let cursor {
@@ -31,7 +119,7 @@ extension ContactStore {
                 "display_name COLLATE NOCASE >= ? AND (display_name COLLATE NOCASE > ? OR id > ?)")
             arguments += [cursor.displayName, cursor.displayName, cursor.id]
         }
-        if let query = search.flatMap(SearchQuery.init) {
+        if let query {
             // Only columns of contacts_live_name: SQLite tests them on the index entry and reads a contact's row
             // (its card) only when they match. `instr`, not LIKE: the keys are lower-cased already, and `%` and `_`
             // are plain characters.
@@ -49,14 +137,7 @@ extension ContactStore {
             }
             conditions.append("(\(match))")
         }
-        arguments.append(limit)
-        // Only ten shapes of this SQL exist (a cursor or not; no search, or text or digits with a fill-in pending or
-        // not), so the statement cache holds at most ten statements for it.
-        let sql = """
-            SELECT \(Self.contactColumns) FROM contacts WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY display_name COLLATE NOCASE, id LIMIT ?
-            """
-        return try db.query(sql, arguments: arguments, map: { try transform(storedContact($0)) }, isLast: isLast)
+        return (conditions.joined(separator: " AND "), arguments)
     }
 
     /// Calls `body` with every live contact in name order, reading one page of at most `chunkLimit` at a time, so

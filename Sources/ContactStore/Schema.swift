@@ -6,7 +6,7 @@ import SQLite
 /// edit a shipped step: append a new one.
 enum Schema {
     static let migrations: [String] = [
-        version1, version2, version3, version4, version5, version6, version7, version8, version9,
+        version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
@@ -287,5 +287,50 @@ enum Schema {
             next_id INTEGER NOT NULL
         );
         INSERT INTO search_pending (id, next_id) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM contacts);
+        """
+
+    private static let version10 = """
+        -- A list's line (`ListLine`): the first phone and email, and whether the photo is an image. NULL for a
+        -- tombstone, and (list_photo) for a live contact of an older store until the fill-in has reached it.
+        ALTER TABLE contacts ADD COLUMN list_phone TEXT;
+        ALTER TABLE contacts ADD COLUMN list_email TEXT;
+        ALTER TABLE contacts ADD COLUMN list_photo INTEGER;
+        -- Every column a list's page shows, so that a page (100 neighbours in the index) reads the index alone: a
+        -- row's columns after its card are read through the card's overflow pages, a photo's tens of kilobytes.
+        -- `deleted` too: SQLite 3.40 reads the row for a column of the WHERE that the index does not hold, even
+        -- the partial index's own condition.
+        DROP INDEX contacts_live_name;
+        CREATE INDEX contacts_live_name ON contacts (
+            display_name COLLATE NOCASE, id, search_text, search_phones, uid, hash, change_seq, changed_at,
+            list_phone, list_email, list_photo, deleted
+        ) WHERE deleted = 0;
+        -- The search keys of each live contact (rowid: contacts.id) in a trigram index, for words of three
+        -- characters or more that few contacts hold: it finds them without walking the whole name index. Kept by
+        -- the triggers below, whatever writes a contact; name is the display name, to order the matches by. The
+        -- keys are lower-cased already (case_sensitive 1: no folding of its own, so it matches what instr() does).
+        CREATE VIRTUAL TABLE contacts_search USING fts5 (
+            words, digits, name UNINDEXED, tokenize = 'trigram case_sensitive 1'
+        );
+        CREATE TRIGGER contacts_search_inserted AFTER INSERT ON contacts
+        WHEN new.deleted = 0 AND new.search_text IS NOT NULL
+        BEGIN
+            INSERT INTO contacts_search (rowid, words, digits, name)
+            VALUES (new.id, new.search_text, new.search_phones, new.display_name);
+        END;
+        CREATE TRIGGER contacts_search_updated AFTER UPDATE OF search_text, search_phones, display_name, deleted
+        ON contacts
+        BEGIN
+            DELETE FROM contacts_search WHERE rowid = old.id;
+            INSERT INTO contacts_search (rowid, words, digits, name)
+            SELECT new.id, new.search_text, new.search_phones, new.display_name
+            WHERE new.deleted = 0 AND new.search_text IS NOT NULL;
+        END;
+        CREATE TRIGGER contacts_search_deleted AFTER DELETE ON contacts
+        BEGIN
+            DELETE FROM contacts_search WHERE rowid = old.id;
+        END;
+        -- The lines, and the trigram index, of the contacts there are: the fill-in of search keys again, from the
+        -- first contact (it writes the line with the keys, and the triggers fill the index).
+        INSERT OR REPLACE INTO search_pending (id, next_id) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM contacts);
         """
 }

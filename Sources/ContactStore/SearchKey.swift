@@ -29,7 +29,7 @@ struct SearchKey: Equatable {
                     let org = property.components.map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
                     if !org.isEmpty { lines.append(org.joined(separator: " ")) }
                 } else if property.isNamed("EMAIL") {
-                    let address = Self.withoutScheme(property.text, "mailto:").trimmingWhitespace
+                    let address = Card.withoutScheme(property.text, "mailto:").trimmingWhitespace
                     if !address.isEmpty { lines.append(address) }
                 }
             }
@@ -37,7 +37,7 @@ struct SearchKey: Equatable {
         var numbers: [String] = []
         if !card.isOpaque {
             for property in card.properties where property.isNamed("TEL") {
-                let digits = Self.digits(of: Self.withoutScheme(property.text, "tel:"))
+                let digits = Self.digits(of: Card.withoutScheme(property.text, "tel:"))
                 if !digits.isEmpty { numbers.append(digits) }
             }
         }
@@ -56,7 +56,7 @@ struct SearchKey: Equatable {
     }
 
     /// `text` cut to at most `maxBytes` of UTF-8, at a character.
-    static func cut(_ text: String) -> String {
+    static func cut(_ text: String, maxBytes: Int = maxBytes) -> String {
         guard text.utf8.count > maxBytes else { return text }
         var result = ""
         var bytes = 0
@@ -66,10 +66,6 @@ struct SearchKey: Equatable {
             result.append(character)
         }
         return result
-    }
-
-    private static func withoutScheme(_ value: String, _ scheme: String) -> String {
-        value.lowercased().hasPrefix(scheme) ? String(value.dropFirst(scheme.count)) : value
     }
 }
 
@@ -89,6 +85,29 @@ struct SearchQuery: Equatable {
 
     /// The fewest digits a phone search takes: one or two would match nearly every number.
     static let minimumDigits = 3
+
+    /// The query in FTS5's syntax for the trigram index `contacts_search`: the text as one phrase in its `words`,
+    /// or the digits in its `digits`. Nil when the text has fewer than three characters (a trigram index finds
+    /// nothing shorter) or a control character (which FTS5's query syntax may not carry as it is).
+    var trigramMatch: String? {
+        guard text.unicodeScalars.count >= 3,
+            !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return nil }
+        let words = "words : " + Self.phrase(text)
+        // At least `minimumDigits` (3) digits: a phone search the trigram index can take too.
+        guard let digits else { return words }
+        return "(\(words)) OR (digits : \(Self.phrase(digits)))"
+    }
+
+    /// `text` as an FTS5 string: in double quotes, each of its own doubled.
+    private static func phrase(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            if character == "\"" { quoted.append("\"") }
+            quoted.append(character)
+        }
+        return quoted + "\""
+    }
 
     /// The query of `words`; nil when they are empty or only whitespace (no search: every contact).
     init?(_ words: String) {

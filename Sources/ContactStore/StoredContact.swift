@@ -58,6 +58,21 @@ public struct ContactCursor: Sendable, Hashable {
     }
 }
 
+/// A live contact as a list shows it (`ContactStore.contactLines`): read from the name index, without its card.
+public struct ContactLine: Sendable, Equatable {
+    public var id: Int64
+    public var uid: String
+    public var displayName: String
+    public var hash: String
+    public var changeSeq: Int64
+    /// Unix milliseconds.
+    public var changedAt: Int64
+    /// Its phone, email and photo; nil while the fill-in of an older store has not reached it (read the card).
+    public var line: ListLine?
+
+    public var cursor: ContactCursor { ContactCursor(displayName: displayName, id: id) }
+}
+
 /// One row of a contact's history: a version that was overwritten or deleted, the note that a contact was created
 /// (or revived), or a version kept aside (a conflict's loser).
 public struct HistoryEntry: Sendable, Equatable {

@@ -31,6 +31,9 @@ final class ExportStream {
     /// client knows the download is incomplete.
     fileprivate func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         while offset == chunk.count {
+            // Let go of the last chunk first: an export that keeps one buffer for every chunk then fills it again
+            // in place, instead of a new one a call.
+            chunk = []
             do throws(ContactsError) {
                 guard let next = try export.next() else { return -1 }
                 chunk = next

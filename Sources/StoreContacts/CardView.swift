@@ -45,18 +45,11 @@ struct CardView {
 
     func summary(of contact: StoredContact) -> ContactSummary {
         let name = name(stored: contact.displayName)
-        let phone = card.properties.first { $0.isNamed("TEL") && !$0.value.isEmpty }.map(Self.phoneNumber)
-        let email = card.properties.first { $0.isNamed("EMAIL") && !$0.value.isEmpty }.map(Self.emailAddress)
+        // The line a list shows, as the store keeps it (`ListLine`).
+        let line = ListLine(card: card)
         return ContactSummary(
-            uid: contact.uid, name: name, phone: phone, email: email, initials: Self.initials(name),
-            hasPhoto: hasPhoto, hash: contact.hash, changeSeq: contact.changeSeq, changedAt: contact.changedAt)
-    }
-
-    /// Whether the card's photo is embedded data that starts as an image a browser may show: what `photo(uid:)`
-    /// gives, told from its first bytes only (the size is checked when it is asked for).
-    var hasPhoto: Bool {
-        guard let photo = card.first("PHOTO"), let data = BinaryValue(photo) else { return false }
-        return ImageType.of(data.decodedHead(of: photo)) != nil
+            uid: contact.uid, name: name, phone: line.phone, email: line.email, initials: Self.initials(name),
+            hasPhoto: line.hasPhoto, hash: contact.hash, changeSeq: contact.changeSeq, changedAt: contact.changedAt)
     }
 
     /// One or two letters for the round badge: the first letters of the name's first and last words (those that
@@ -71,15 +64,11 @@ struct CardView {
     }
 
     static func phoneNumber(_ property: Property) -> String {
-        withoutScheme(property.text, "tel:")
+        Card.withoutScheme(property.text, "tel:")
     }
 
     static func emailAddress(_ property: Property) -> String {
-        withoutScheme(property.text, "mailto:")
-    }
-
-    static func withoutScheme(_ value: String, _ scheme: String) -> String {
-        value.lowercased().hasPrefix(scheme) ? String(value.dropFirst(scheme.count)) : value
+        Card.withoutScheme(property.text, "mailto:")
     }
 
     // MARK: Fields
@@ -172,24 +161,24 @@ struct CardView {
             let kind = property.value.lowercased()
             return kind == "individual" ? [] : field(.group, kind, label: "kind")
         case "MEMBER", "X-ADDRESSBOOKSERVER-MEMBER":
-            return field(.group, Self.withoutScheme(property.value, "urn:uuid:"), label: "member")
+            return field(.group, Card.withoutScheme(property.value, "urn:uuid:"), label: "member")
         case "URL": return field(.url, property.value, label: label(of: property))
         case "IMPP":
             let value = property.value
             let scheme = value.firstIndex(of: ":").map { String(value[..<$0]).lowercased() }
             let service = property.parameterValues("X-SERVICE-TYPE").first?.lowercased() ?? scheme
-            let handle = scheme.map { Self.withoutScheme(value, $0 + ":") } ?? value
+            let handle = scheme.map { Card.withoutScheme(value, $0 + ":") } ?? value
             return field(.social, handle, label: label(of: property) ?? service)
         case "X-SOCIALPROFILE":
             let user = property.parameterValues("X-USER").first
             return field(.social, user ?? property.value, label: label(of: property))
         case "RELATED", "X-ABRELATEDNAMES":
-            return field(.related, Self.withoutScheme(property.text, "urn:uuid:"), label: label(of: property))
+            return field(.related, Card.withoutScheme(property.text, "urn:uuid:"), label: label(of: property))
         case "GENDER", "X-GENDER": return field(.gender, Self.genderWords(property))
         case "LANG": return field(.language, property.value, label: label(of: property))
         case "TZ": return field(.timezone, property.text)
         case "GEO":
-            return field(.geo, Self.withoutScheme(property.value, "geo:").replacing(",", with: ", "))
+            return field(.geo, Card.withoutScheme(property.value, "geo:").replacing(",", with: ", "))
         default:
             if let service = Self.messagingServices[name] {
                 return field(.social, property.text, label: label(of: property) ?? service)

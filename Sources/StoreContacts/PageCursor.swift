@@ -1,6 +1,7 @@
 import ContactStore
 import StatusServer
 import SystemSupport
+import VCard
 
 /// The opaque `next` of a page, as it travels in a URL: base64url (RFC 4648 5, no padding) of a short text that
 /// names the kind of page and where it stopped. What comes back is checked as strictly as it was made: anything

@@ -10,15 +10,17 @@ extension StoreContacts {
         let start = try cursor.map { (text) throws(ContactsError) in try PageCursor.contactCursor(text) }
         return try reading { store in
             let search = search.map(\.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
-            // Each card is let go of once its line is made: a page holds one card at a time, photos and all.
-            let page = try store.contacts(after: start, limit: limit, search: search) { contact in
-                (
-                    QuickSummary.of(contact) ?? CardView(text: contact.text, uid: contact.uid).summary(of: contact),
-                    contact.cursor
-                )
+            let page = try store.contactLines(after: start, limit: limit, search: search)
+            let contacts = try page.map { line in
+                if let summary = Self.summary(line) { return summary }
+                // A line an older store's fill-in has not reached yet: from its card, one at a time.
+                guard let contact = try store.contact(uid: line.uid) else {
+                    throw ContactStoreError(.corruptRow, "contact \(line.uid) is listed but cannot be read")
+                }
+                return CardView(text: contact.text, uid: contact.uid).summary(of: contact)
             }
-            let next = page.count == limit ? page.last.map { PageCursor.encode($0.1) } : nil
-            return ContactsPage(contacts: page.map(\.0), next: next)
+            let next = page.count == limit ? page.last.map { PageCursor.encode($0.cursor) } : nil
+            return ContactsPage(contacts: contacts, next: next)
         }
     }
 
@@ -104,6 +106,15 @@ extension StoreContacts {
             else { return nil }
             return ContactPhoto(mediaType: type, bytes: bytes)
         }
+    }
+
+    /// The summary of a line the store has worked out; nil when it has not.
+    static func summary(_ contact: ContactLine) -> ContactSummary? {
+        guard let line = contact.line else { return nil }
+        return ContactSummary(
+            uid: contact.uid, name: contact.displayName, phone: line.phone, email: line.email,
+            initials: CardView.initials(contact.displayName), hasPhoto: line.hasPhoto, hash: contact.hash,
+            changeSeq: contact.changeSeq, changedAt: contact.changedAt)
     }
 
     /// The view of a state's card; nil when the contact was not live.

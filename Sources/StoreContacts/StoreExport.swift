@@ -69,9 +69,15 @@ final class StoreExport: VCardExport {
         self.exhausted = true
     }
 
+    /// The chunk's buffer, filled again by each call: one allocation for the whole download where the caller
+    /// lets go of each chunk before it asks for the next (`ExportStream`), instead of one of 256 KB a call, which
+    /// glibc's heap keeps as dirty pages of its own between them.
+    private var chunk: [UInt8] = []
+
     func next() throws(ContactsError) -> [UInt8]? {
         let budget = ContactStore.chunkBytes
-        var chunk: [UInt8] = []
+        chunk.removeAll(keepingCapacity: true)
+        chunk.reserveCapacity(budget + 2)
         while chunk.count < budget {
             if current == nil {
                 guard let text = try nextCard() else { break }
@@ -89,35 +95,39 @@ final class StoreExport: VCardExport {
                 guard piece.count == count else {
                     throw ContactsError(status: 500, "the store failed: a card's text could not be read back")
                 }
-                append(piece, to: &chunk)
+                append(piece)
                 offset += count
             }
             if offset >= text.count || count == 0 {
-                if lastByte != UInt8(ascii: "\n") { chunk += [0x0D, 0x0A] }
+                if lastByte != UInt8(ascii: "\n") { appendCRLF() }
                 current = nil
             }
         }
         return chunk.isEmpty ? nil : chunk
     }
 
-    /// Copies `bytes` with every line end as CRLF (a lone LF or CR too).
-    private func append(_ bytes: [UInt8], to chunk: inout [UInt8]) {
-        chunk.reserveCapacity(chunk.count + bytes.count + 64)
+    /// Copies `bytes` to the chunk with every line end as CRLF (a lone LF or CR too).
+    private func append(_ bytes: [UInt8]) {
         for byte in bytes {
             switch byte {
             case 0x0D:
-                chunk += [0x0D, 0x0A]
+                appendCRLF()
                 afterCR = true
                 lastByte = 0x0A
                 continue
             case 0x0A:
-                if !afterCR { chunk += [0x0D, 0x0A] }
+                if !afterCR { appendCRLF() }
             default:
                 chunk.append(byte)
             }
             afterCR = false
             lastByte = byte
         }
+    }
+
+    private func appendCRLF() {
+        chunk.append(0x0D)
+        chunk.append(0x0A)
     }
 
     /// The next card's text: from the page read, or from the next page; nil at the end.

@@ -64,7 +64,8 @@ extension Card {
         return (card, note)
     }
 
-    private static func withoutScheme(_ value: String, _ scheme: String) -> String {
+    /// `value` without a leading `scheme` (in any case): `tel:`, `mailto:`, `urn:uuid:`.
+    public static func withoutScheme(_ value: String, _ scheme: String) -> String {
         value.lowercased().hasPrefix(scheme) ? String(value.dropFirst(scheme.count)) : value
     }
 }

@@ -17,8 +17,10 @@ struct MigrationTests {
         }
         #expect(
             tables == [
-                "contacts", "damaged_items", "history", "refused_items", "rehash_pending", "remote_items", "remotes",
-                "retention", "search_pending", "sequence", "sync_runs", "texts",
+                "contacts", "contacts_search", "contacts_search_config", "contacts_search_content",
+                "contacts_search_data", "contacts_search_docsize", "contacts_search_idx", "damaged_items", "history",
+                "refused_items", "rehash_pending", "remote_items", "remotes", "retention", "search_pending", "sequence",
+                "sync_runs", "texts",
             ])
         #expect(try fixture.store.currentChangeSeq() == 0)
         #expect(try fixture.store.count() == 0)
@@ -206,6 +208,11 @@ struct SchemaNineMigrationTests {
         #expect(try found(store, "firm 6").count == 35)  // 6, 13, ... 244
         // Person 3 is deleted: Person 30 to 39.
         #expect(try found(store, "person 3") == (30..<40).map { "u\($0)" }.sorted())
+        // Each live contact's line, and its keys in the trigram index, which a rare word's search takes.
+        #expect(try raw.scalarInt64("SELECT count(*) FROM contacts WHERE deleted = 0 AND list_photo IS NULL") == 0)
+        #expect(try raw.scalarInt64("SELECT count(*) FROM contacts_search") == 249)
+        #expect(try store.contactLines(after: nil, search: "P17@EXAMPLE").map(\.uid) == ["u17"])
+        #expect(try store.contactLines(after: nil, search: "person 3").count == 10)
         #expect(try store.check() == [])
     }
 
@@ -218,7 +225,8 @@ struct SchemaNineMigrationTests {
         do {
             let raw = try Database(path: path)
             try raw.execute(Schema.migrations[8])
-            try raw.setUserVersion(9)
+            try raw.execute(Schema.migrations[9])
+            try raw.setUserVersion(10)
             try raw.execute("UPDATE search_pending SET next_id = 100")
         }
         // A reading command cannot fill them in: it finds what it can by name.

@@ -1,22 +1,36 @@
-import ContactStore
 import SQLite
 import TestSupport
 import Testing
 import VCard
 
+@testable import ContactStore
+
 @Suite("Searching by name, organisation, email and phone number")
 struct SearchTests {
-    /// The display names of every contact `search` finds, paging by cursor with pages of `limit`.
+    /// The display names of every contact `search` finds, paging by cursor with pages of `limit`; the lines of a
+    /// list (`contactLines`: through the trigram index for three characters or more) find the same, in order.
     func found(_ store: ContactStore, _ search: String, limit: Int = 100) throws -> [String] {
         var names: [String] = []
         var cursor: ContactCursor?
-        while true {
-            let page = try store.contacts(after: cursor, limit: limit, search: search)
-            guard let last = page.last else { return names }
+        while case let page = try store.contacts(after: cursor, limit: limit, search: search), let last = page.last {
             #expect(page.count <= limit)
             names += page.map(\.displayName)
             cursor = last.cursor
         }
+        #expect(try lines(store, search, limit: limit).map(\.displayName) == names, "\(search)")
+        return names
+    }
+
+    func lines(_ store: ContactStore, _ search: String?, limit: Int = 100) throws -> [ContactLine] {
+        var lines: [ContactLine] = []
+        var cursor: ContactCursor?
+        while case let page = try store.contactLines(after: cursor, limit: limit, search: search), let last = page.last
+        {
+            #expect(page.count <= limit)
+            lines += page
+            cursor = last.cursor
+        }
+        return lines
     }
 
     /// A store with a few people whose name, organisation, email and phone numbers differ.
@@ -221,6 +235,64 @@ struct SearchTests {
         try fixture.store.upsert(card, reason: "test")
         #expect(try found(fixture.store, "lovelace") == ["Ada Lovelace (unreadable)"])
         #expect(try found(fixture.store, "123456") == [])
+    }
+
+    @Test("a word many contacts hold walks the name index, one few hold takes the trigram index: both find all")
+    func commonAndRareWords() throws {
+        let fixture = try StoreFixture()
+        // More contacts than the trigram index takes hold "common"; three hold "rare", one holds a quote.
+        let count = ContactStore.trigramLimit + 50
+        for start in stride(from: 0, to: count, by: 100) {
+            _ = try fixture.store.importChunk(
+                (start..<min(count, start + 100)).map { index in
+                    let word = index % 200 == 7 ? "rare" : "plain"
+                    return try makeCard(
+                        uid: "c\(index)", name: "Common \(word) \(index)",
+                        extraLines: index == 9 ? ["ORG:The \"Quoted\" Co"] : [])
+                })
+        }
+        #expect(try found(fixture.store, "common", limit: 100).count == count)
+        #expect(try found(fixture.store, "RARE", limit: 2) == ["Common rare 207", "Common rare 7"])
+        #expect(try found(fixture.store, "\"quoted\"") == ["Common plain 9"])
+        #expect(try found(fixture.store, "quoted\" co") == ["Common plain 9"])
+        #expect(try found(fixture.store, "x\u{1}y") == [])
+        #expect(try found(fixture.store, "nothing holds this") == [])
+        // A contact deleted, or renamed, is found by its new keys alone.
+        #expect(try fixture.store.delete(uid: "c7", reason: "test"))
+        try fixture.store.upsert(try makeCard(uid: "c8", name: "Now rare too"), reason: "test")
+        #expect(try found(fixture.store, "rare") == ["Common rare 207", "Now rare too"])
+        #expect(try lines(fixture.store, nil).count == count - 1)
+
+        // The check finds an index that is not its rows', and a line that is not its card's.
+        #expect(try fixture.store.check() == [])
+        let raw = try fixture.rawDatabase()
+        try raw.execute("DELETE FROM contacts_search WHERE rowid = 10")
+        try raw.execute("UPDATE contacts_search SET words = 'other' WHERE rowid = 11")
+        try raw.execute("UPDATE contacts SET list_phone = '1' WHERE uid = 'c12'")
+        let findings = try fixture.store.check()
+        #expect(findings.count == 4, "\(findings)")
+        #expect(findings.contains("contact row 10: its search keys in the trigram index are not its row's"))
+        #expect(
+            findings.filter { $0 == "contact row 11: its search keys in the trigram index are not its row's" }.count
+                == 2)
+        #expect(findings.contains("uid c12: its line in the list (phone, email, photo) is not its card's"))
+
+        // Every way a list's page is read takes its columns from the name index, never a contact's row (its card).
+        let cursor = ContactCursor(displayName: "Common plain 5", id: 6)
+        for search in [nil, "common", "rare", "555", "0301 5", "ab"] {
+            for after in [nil, cursor] {
+                let (sql, arguments) = try fixture.store.linesQuery(
+                    after: after, limit: 100, search: search.flatMap(SearchQuery.init))
+                let plan = try fixture.rawDatabase().query("EXPLAIN QUERY PLAN " + sql, arguments: arguments) {
+                    try $0.string(3)
+                }
+                #expect(plan.contains { $0.contains("COVERING INDEX contacts_live_name") }, "\(plan)")
+                #expect(
+                    plan.allSatisfy {
+                        $0.contains("COVERING INDEX") || $0.contains("VIRTUAL TABLE") || $0.contains("B-TREE")
+                    }, "\(plan)")
+            }
+        }
     }
 }
 

@@ -1,18 +1,16 @@
-import VCard
-
 /// Data embedded in a property's value (a photo, a logo, a sound, a key): inline base64 (vCard 3.0's `ENCODING=b`)
 /// or a `data:` URI (4.0). Read a piece at a time where the value is large (`Property.forEachValuePiece`), never as
 /// a String of it whole; what is decoded is bounded by the caller.
-struct BinaryValue {
+public struct BinaryValue: Sendable {
     /// Where the data starts in the value (after a `data:` URI's header), and whether it is base64.
-    var offset: Int
-    var base64: Bool
+    public var offset: Int
+    public var base64: Bool
 
     /// The most a photo decodes to here: a hostile card's photo cannot make the daemon (20 MB in all) hold more.
-    static let photoLimit = 4 << 20
+    public static let photoLimit = 4 << 20
 
     /// How `property` embeds data; nil when its value is no embedded data (a URL, text).
-    init?(_ property: Property) {
+    public init?(_ property: Property) {
         let encodings = property.parameterValues("ENCODING").map { $0.lowercased() }
         if encodings.contains("b") || encodings.contains("base64") {
             (offset, base64) = (0, true)
@@ -30,7 +28,7 @@ struct BinaryValue {
     }
 
     /// The first `count` bytes of the value (all of a shorter one).
-    static func head(of property: Property, _ count: Int) -> [UInt8] {
+    public static func head(of property: Property, _ count: Int) -> [UInt8] {
         var result: [UInt8] = []
         property.forEachValuePiece { piece in
             guard result.count < count else { return }
@@ -40,7 +38,7 @@ struct BinaryValue {
     }
 
     /// The number of bytes the data decodes to, counted a piece at a time.
-    func decodedCount(of property: Property) -> Int {
+    public func decodedCount(of property: Property) -> Int {
         var position = 0
         var symbols = 0
         var percents = 0
@@ -63,7 +61,7 @@ struct BinaryValue {
 
     /// The data's bytes, when they are base64 that decodes to at most `limit` bytes; nil for anything else (data
     /// that is not base64, not valid base64, or larger).
-    func decoded(from property: Property, limit: Int) -> [UInt8]? {
+    public func decoded(from property: Property, limit: Int) -> [UInt8]? {
         guard base64 else { return nil }
         // A value whose base64 would decode to more than `limit` is refused before a byte is decoded.
         guard (property.valueCount - offset) / 4 * 3 <= limit + limit / 8 + 3 else { return nil }
@@ -89,7 +87,7 @@ struct BinaryValue {
     }
 
     /// The first bytes the data decodes to (at most 12, enough for every signature `ImageType` knows).
-    func decodedHead(of property: Property) -> [UInt8] {
+    public func decodedHead(of property: Property) -> [UInt8] {
         guard base64 else { return [] }
         var decoder = Base64Decoder()
         var output: [UInt8] = []
@@ -100,7 +98,7 @@ struct BinaryValue {
     }
 
     /// The value of a base64 symbol (the URL-safe alphabet too); nil for anything else.
-    static func sextet(_ byte: UInt8) -> UInt8? {
+    public static func sextet(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
         case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
@@ -113,7 +111,7 @@ struct BinaryValue {
 
     /// A 64-bit FNV-1a digest of the value, read in place: whether two versions' photos differ, without holding
     /// either.
-    static func fingerprint(of property: Property) -> UInt64 {
+    public static func fingerprint(of property: Property) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         property.forEachValuePiece { piece in
             for byte in piece {
@@ -126,13 +124,15 @@ struct BinaryValue {
 }
 
 /// RFC 4648 base64, a byte at a time: white space is skipped, padding ends the data, anything else is refused.
-struct Base64Decoder {
+public struct Base64Decoder {
     private var accumulator: UInt32 = 0
     private var bits = 0
     private var ended = false
 
     /// Takes one byte of the text; false when it cannot be base64.
-    mutating func take(_ byte: UInt8, into output: inout [UInt8]) -> Bool {
+    public init() {}
+
+    public mutating func take(_ byte: UInt8, into output: inout [UInt8]) -> Bool {
         if byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A { return true }
         if byte == UInt8(ascii: "=") {
             ended = true
@@ -150,13 +150,13 @@ struct Base64Decoder {
     }
 
     /// Whether what was taken ends as base64 may (a lone symbol at the end is no byte).
-    func finish(into output: inout [UInt8]) -> Bool { bits < 6 }
+    public func finish(into output: inout [UInt8]) -> Bool { bits < 6 }
 }
 
 /// The image types a browser may be given, told by their first bytes, never by what a card claims.
-enum ImageType {
+public enum ImageType {
     /// `image/jpeg`, `image/png`, `image/gif` or `image/webp`; nil for anything else (SVG, HTML, garbage).
-    static func of(_ bytes: some Collection<UInt8>) -> String? {
+    public static func of(_ bytes: some Collection<UInt8>) -> String? {
         let head = Array(bytes.prefix(12))
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
@@ -168,7 +168,7 @@ enum ImageType {
     }
 
     /// `JPEG`, `PNG` ... for a person: the subtype in upper case.
-    static func word(_ mediaType: String) -> String {
+    public static func word(_ mediaType: String) -> String {
         String(mediaType.dropFirst("image/".count)).uppercased()
     }
 }

@@ -103,6 +103,8 @@ extension ApplianceCore {
             ]
         }
         guard long else { return [.log(.notice, "Button pressed: sync now", [:]), requestPass(SyncRequest(.button))] }
+        // A damaged store's look stays until it is recovered: a long press clears no damage.
+        guard !storeDamaged else { return [requestPass(SyncRequest(.longPress))] }
         let confirming = state.panel == .attention(.deletionsHeld)
         shown.state = settled(.idle)
         return [

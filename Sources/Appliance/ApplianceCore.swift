@@ -63,8 +63,18 @@ public struct ApplianceCore: Sendable, Equatable {
         /// Read the configuration again (the page saved the settings), as SIGHUP does; the store follows what the
         /// save did to remotes.
         case reload([RemoteChange])
+        /// The day's care of the store: its check and a safety copy (`SyncWorker.requestCare`).
+        case careForStore
         case log(Logger.Level, Logger.Message, Logger.Metadata)
     }
+
+    /// The first care of the store after the start: later than the start-up sync, early enough that a box that is
+    /// switched off each night still gets its copy.
+    public static let firstCare = Duration.seconds(10 * 60)
+    /// Then once a day.
+    public static let careInterval = Duration.seconds(24 * 3600)
+    /// After a copy that gave way to a pass, or failed.
+    public static let careRetry = Duration.seconds(30 * 60)
 
     /// A pass that ends in a blink would go unseen: after a press the sync LED blinks at least this long.
     public static let minimumSyncDisplay = Duration.milliseconds(1_500)
@@ -80,10 +90,15 @@ public struct ApplianceCore: Sendable, Equatable {
     /// A pass asked for has not started yet: the worker may take a while to open the store (or to finish the pass
     /// before), and the LEDs must not show idle meanwhile.
     private var passAwaited = false
+    /// When the store's next care is due; `Int64.max` while one runs.
+    public private(set) var nextCare: Int64
+    /// SQLite's check found the store damaged: nothing is synced until it is recovered (`contactbox recover`).
+    public private(set) var storeDamaged = false
 
     public init(sync: SyncSettings, remotes: Int, now: Int64) {
         scheduler = Scheduler(interval: sync.interval, fullCheck: sync.fullCheck, now: now)
         self.remotes = remotes
+        nextCare = now + Self.firstCare.wholeMilliseconds
     }
 
     public var state: ApplianceState { shown.state }
@@ -107,6 +122,13 @@ public struct ApplianceCore: Sendable, Equatable {
                 // Not due again while the worker picks it up (its own passStarted comes later).
                 scheduler.passStarted(fullCheck: request.fullCheck, at: now.monotonic)
                 effects.append(requestPass(request))
+            }
+            // Between passes: the copy gives way to a pass asked for meanwhile.
+            if now.monotonic >= nextCare, !storeDamaged, !passAwaited, scheduler.nextPass != .max,
+                state != .starting, state != .stopping
+            {
+                nextCare = .max
+                effects.append(.careForStore)
             }
         case .worker(let news):
             effects = handle(news, at: now)
@@ -156,6 +178,19 @@ public struct ApplianceCore: Sendable, Equatable {
         case .storeFailed(let message):
             // The worker logged it (the journal and the page).
             shown.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
+        case .storeChecked(let problems, let copies):
+            shown.copies = copies
+            if nextCare == .max { nextCare = now.monotonic + Self.careInterval.wholeMilliseconds }
+            // The worker logged it. Nothing is synced from a damaged store: a pass would spread what it reads.
+            guard let problem = problems.first else { break }
+            storeDamaged = true
+            shown.state = .needsAttention(
+                .storage,
+                reason: "The store is damaged (SQLite's check: \(problem)). Nothing is synced until it is recovered:"
+                    + " stop the box and run contactbox recover, which puts back the newest safety copy; the next"
+                    + " sync brings back what changed since.")
+        case .copyPostponed, .copyFailed:
+            nextCare = now.monotonic + Self.careRetry.wholeMilliseconds
         case .historyLoaded(let remotes):
             shown.remotes = remotes
         case .remoteSynced(let remote):
@@ -218,6 +253,9 @@ public struct ApplianceCore: Sendable, Equatable {
 
     /// Asks the worker for a pass; the sync LED blinks from now until it has run.
     mutating func requestPass(_ request: SyncRequest) -> Effect {
+        guard !storeDamaged else {
+            return .log(.warning, "Not syncing: the store is damaged (contactbox recover)", [:])
+        }
         passAwaited = true
         return .requestPass(request)
     }
@@ -254,7 +292,7 @@ public struct ApplianceCore: Sendable, Equatable {
     /// When the core next changes on its own (a pass due, the syncing look's end, an undo's or a pairing's deadline);
     /// `Int64.max` when only an event can change it.
     public func nextWake(after now: Int64) -> Int64 {
-        var wakeAt = scheduler.nextPass
+        var wakeAt = min(scheduler.nextPass, nextCare)
         if showSyncingUntil > now { wakeAt = min(wakeAt, showSyncingUntil) }
         for deadline in [undo.nextWake, pairing.nextWake].compactMap({ $0 }) { wakeAt = min(wakeAt, deadline) }
         return wakeAt

@@ -62,6 +62,8 @@ public final class Daemon {
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
     var stopRequested = false
+    /// The store's folder lock, held from the worker's start (`StoreLock`).
+    var storeLock: StoreLock?
     /// The settings file's problems found at start, reported once the log reaches the page.
     private var settingsProblems: [ConfigurationError] = []
 
@@ -172,6 +174,7 @@ public final class Daemon {
             case .pairingDecided(let id, let approved): pairings.decide(id: id, approved: approved)
             case .forgetPairings: pairings.forgetAll()
             case .reload(let changes): reload(remoteChanges: changes)
+            case .careForStore: worker.requestCare()
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }
@@ -304,6 +307,14 @@ public final class Daemon {
         let userAgent = "ContactBox/\(options.version)"
         // A large card's spool files go beside the store: on its disk, which the unit lets the service write.
         SpoolFile.placeBeside(storePath)
+        // Held while the daemon runs: `contactbox recover` does not replace a store that is open here.
+        guard let lock = StoreLock(storePath: storePath, exclusive: false) else {
+            send(
+                .workerFailed(
+                    "the store \(storePath) is being recovered (contactbox recover): start the box again after it"))
+            return
+        }
+        storeLock = lock
         do {
             try worker.start(logger: logger) { report in
                 SyncPass(

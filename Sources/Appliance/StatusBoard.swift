@@ -25,6 +25,8 @@ public final class StatusBoard: Sendable {
         public var runs: [StatusSnapshot.Run] = []
         /// The undo asked for on the page (`UndoConfirmation.shown`).
         public var undo: StatusSnapshot.Undo?
+        /// The store's safety copies, newest first.
+        public var copies: [StatusSnapshot.Copy] = []
     }
 
     public static let eventLimit = 20
@@ -71,6 +73,7 @@ public final class StatusBoard: Sendable {
             state: state.name, summary: state.summary, attention: state.attentionName, advice: state.advice, leds: leds,
             lastSync: contents.lastSync, nextSync: contents.nextSync, startedAt: startedAt,
             contacts: contents.contacts, remotes: contents.remotes, events: events.reversed(),
-            version: version, build: build, counters: contents.counters, runs: contents.runs, undo: contents.undo)
+            version: version, build: build, counters: contents.counters, runs: contents.runs, undo: contents.undo,
+            copies: contents.copies)
     }
 }

@@ -28,6 +28,13 @@ public final class SyncWorker: Sendable {
         case restorePoints([StatusSnapshot.Run])
         /// The store cannot be opened: nothing can be synced until a person looks.
         case storeFailed(String)
+        /// SQLite's quick check of the store (at the start, and with the day's care): the problems it found, none
+        /// when the store is sound; and the safety copies there are, newest first.
+        case storeChecked(problems: [String], copies: [StatusSnapshot.Copy])
+        /// The day's safety copy gave way to a pass asked for: it is made again later.
+        case copyPostponed
+        /// The day's safety copy could not be made (a full disk?): the copies there are stay.
+        case copyFailed(String)
         /// What undoing a run would change (phase `previewed`), or why it cannot be undone (`failed`).
         case undoPreviewed(StatusSnapshot.Undo)
         /// A confirmed undo was done (`done`, before the pass that carries it to the remotes) or failed.
@@ -35,6 +42,8 @@ public final class SyncWorker: Sendable {
     }
 
     private let pending = Mutex<SyncRequest?>(nil)
+    /// The day's care of the store was asked for (`requestCare`).
+    private let carePending = Atomic<Bool>(false)
     /// The run whose undo the page asked to preview; a newer ask replaces it.
     private let pendingPreview = Mutex<Int64?>(nil)
     private let events = Mutex<[Event]>([])
@@ -67,6 +76,7 @@ public final class SyncWorker: Sendable {
                 post(.storeFailed("\(error)"))
                 return
             }
+            pass.checkStore()
             loop(pass)
         }
         self.thread.withLock { $0 = thread }
@@ -75,6 +85,12 @@ public final class SyncWorker: Sendable {
     /// Asks for a pass; merged with one already waiting.
     public func request(_ request: SyncRequest) {
         pending.withLock { $0 = $0.map { $0.merged(with: request) } ?? request }
+        wake.signal()
+    }
+
+    /// Asks for the day's care of the store (`SyncPass.careForStore`), done when no pass waits.
+    public func requestCare() {
+        carePending.store(true, ordering: .relaxed)
         wake.signal()
     }
 
@@ -137,6 +153,11 @@ public final class SyncWorker: Sendable {
                 continue
             }
             guard let request = pending.withLock({ $0.take() }) else {
+                if carePending.exchange(false, ordering: .relaxed) {
+                    pass.careForStore(shouldStop: { [self] in isStopping || pending.withLock { $0 != nil } })
+                    malloc_trim(0)
+                    continue
+                }
                 wake.wait()
                 continue
             }

@@ -19,6 +19,8 @@ public struct ContactStoreError: Error, CustomStringConvertible, Sendable, Equat
         case corruptRow = "corrupt-row"
         /// The store cannot be written where it is: its file or folder is read-only to this user.
         case readOnly = "read-only"
+        /// SQLite's own check found the database file damaged (a page or record that is not what it wrote).
+        case damaged
     }
 
     public var code: Code

@@ -33,6 +33,24 @@ public final class Database {
     /// Opens (creating if needed) the database at `path` and configures the connection for the appliance.
     /// `busyTimeout`: how long a statement waits for another connection's lock before it fails as busy.
     public init(path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        self.handle = try Self.openForWriting(path)
+        self.path = path
+        self.readOnlyMode = nil
+        // From here on a throw runs deinit, which closes the handle.
+        try configure(busyTimeout: busyTimeout)
+    }
+
+    /// A connection to a new file that a copy (`copy(to:)`) writes: no journal and no syncs of its own (a copy
+    /// that ends incomplete is thrown away; the file is synced once, at the end), and a small cache.
+    init(copyDestination path: String) throws(SQLiteError) {
+        self.handle = try Self.openForWriting(path)
+        self.path = path
+        self.readOnlyMode = nil
+        try check(sqlite3_extended_result_codes(handle, 1), sql: nil)
+        try execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-256")
+    }
+
+    private static func openForWriting(_ path: String) throws(SQLiteError) -> OpaquePointer {
         Self.configureLibrary
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -44,11 +62,7 @@ public final class Database {
             sqlite3_close_v2(connection)
             throw SQLiteError(code: code, message: "\(message) (opening \(path))")
         }
-        self.handle = connection
-        self.path = path
-        self.readOnlyMode = nil
-        // From here on a throw runs deinit, which closes the handle.
-        try configure(busyTimeout: busyTimeout)
+        return connection
     }
 
     /// How a connection that only reads opened its file.

@@ -27,6 +27,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `SQLITE_CANTOPEN` and their kinds): the caller tells which by the file system.
     public var mayBeReadOnly: Bool { primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN }
     public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+    /// The file is damaged (`SQLITE_CORRUPT`) or is no database (`SQLITE_NOTADB`).
+    public var isDamage: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
     public var description: String {
         let name = String(cString: sqlite3_errstr(code))

@@ -15,7 +15,8 @@
 ///           "outcome":"ok","store":{"created":1,"updated":3,"deleted":0},
 ///           "remote_counts":{"uploaded":0,"downloaded":1,"updated":3,"deleted":0},"note":null}],
 ///  "undo":{"run":42,"phase":"armed","deadline":1700000120,"revived":0,"reverted":3,"deleted":1,"skipped":0,
-///          "undo_run":null,"message":null,"restore":null,"contacts":[{"name":"Ada Lovelace","action":"reverted"}]}}
+///          "undo_run":null,"message":null,"restore":null,"contacts":[{"name":"Ada Lovelace","action":"reverted"}]},
+///  "copies":[{"made":1699900000,"bytes":7340032}]}
 /// ```
 ///
 /// `undo` is null until an undo is asked for on the page; its `contacts` are empty unless the page has a password.
@@ -23,7 +24,7 @@ enum StatusJSON {
     /// Every key at the top level, in the order written: the tests check each is present.
     static let topLevelKeys = [
         "state", "summary", "attention", "advice", "leds", "last_sync", "next_sync", "started_at", "contacts",
-        "remotes", "events", "version", "build", "runs", "undo",
+        "remotes", "events", "version", "build", "runs", "undo", "copies",
     ]
 
     static func render(_ snapshot: StatusSnapshot, into writer: inout ByteWriter) {
@@ -73,6 +74,14 @@ enum StatusJSON {
         writer.jsonArray(snapshot.runs, render)
         writer.raw(",\"undo\":")
         if let undo = snapshot.undo { render(undo, into: &writer) } else { writer.raw("null") }
+        writer.raw(",\"copies\":")
+        writer.jsonArray(snapshot.copies) { copy, writer in
+            writer.raw("{\"made\":")
+            writer.decimal(copy.madeAt)
+            writer.raw(",\"bytes\":")
+            writer.decimal(copy.bytes)
+            writer.raw("}")
+        }
         writer.raw("}\n")
     }
 

@@ -44,6 +44,7 @@ extension StatusPage {
             .led-name{font-weight:600;text-transform:capitalize;line-height:1.2}
             .pattern{color:var(--muted);font-size:.8rem;line-height:1.2}
             .facts{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem;margin:0 0 1rem}
+            .copies{list-style:none;margin:0;padding:0}.copies .empty{color:var(--muted)}
             #sync-result{margin-left:.75rem;color:var(--muted)}
             #remotes,#events,#runs,#browsers{margin:0;padding:0;list-style:none}
             #pairing form{margin:.5rem 0 0}#pair-code{min-height:36px;padding:.3rem .5rem;font:inherit}
@@ -173,6 +174,15 @@ extension StatusPage {
             if (remote.message !== null) item.append(element("p", "message", remote.message));
             return item;
           }
+          // ByteCount.text's words.
+          function size(bytes) {
+            return bytes >= 1e6 ? (Math.floor(bytes / 1e5) / 10).toFixed(1) + " MB" : Math.ceil(bytes / 1000) + " KB";
+          }
+          function copyItem(copy) {
+            var item = element("li", "copy");
+            item.append(timeNode(copy.made, "", false), " \\u00b7 ", element("span", "copy-size", size(copy.bytes)));
+            return item;
+          }
           function countList(counts) {
             var parts = counts.filter(function (count) { return count[0] > 0; })
               .map(function (count) { return count[0] + " " + count[1]; });
@@ -299,9 +309,10 @@ extension StatusPage {
             byId("last-sync").setAttribute("data-unix", s.last_sync === null ? "" : String(s.last_sync));
             byId("next-sync").setAttribute("data-unix", s.next_sync === null ? "" : String(s.next_sync));
             byId("contacts").textContent = String(s.contacts);
-            var lists = JSON.stringify([s.remotes, s.events, s.runs]);
+            var lists = JSON.stringify([s.remotes, s.events, s.runs, s.copies]);
             if (lists !== shown) {
               shown = lists;
+              fill("copies", s.copies.map(copyItem), "\(StatusPage.noCopies)");
               fill("remotes", s.remotes.map(remoteItem), "No address books configured.");
               fill("events", s.events.map(eventItem), "Nothing yet.");
               fill("runs", s.runs.map(runItem), "No changes to the contacts yet.");

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// `GET /`: one self-contained page (inline style and script, nothing fetched from elsewhere), readable on a phone.
 ///
 /// The server writes the current values into the page, so it is complete without script; the script then fetches
@@ -10,6 +12,7 @@
 ///   attention is needed) with `#attention` and `#advice-text`;
 /// - `#leds` holding `#led-power`, `#led-sync`, `#led-error`, each with class `lit` or `unlit` and a `.pattern`;
 /// - `#last-sync`, `#next-sync` (`<time>` with `data-unix`), `#contacts` (the count) and `#contacts-link`;
+/// - `#copies`: one `li.copy` per safety copy of the store, newest first, with `time` and `.copy-size`;
 /// - `#sync-form` and its button `#sync-now`, `#sync-result` ("Sync requested");
 /// - `#remotes`: one `li.remote.result-<last_result>` per remote with `.remote-name`, `.kind`, `.result`,
 ///   `.counts`, `.remote-when`, `.message`;
@@ -21,6 +24,8 @@
 /// - `#version` with `.version` and `.build`; `#live` (whether the page is still updating).
 enum StatusPage {
     static let contentType = "text/html; charset=utf-8"
+    /// What `#copies` says before the first safety copy (the script writes the same).
+    static let noCopies = "None yet: the box makes one a day when the contacts changed."
 
     /// The start of every page the box writes, up to its `<style>`: "TITLE · ContactBox".
     static func documentStart(title: String, into w: inout ByteWriter) {
@@ -81,6 +86,20 @@ enum StatusPage {
         w.raw(
             """
             </span> &middot; <a id="contacts-link" href="/contacts">see them</a></dd>
+            <dt>Safety copies</dt><dd><ul id="copies" class="copies">
+
+            """)
+        for copy in snapshot.copies {
+            w.raw("<li class=\"copy\">")
+            time(copy.madeAt, id: nil, empty: "", now: now, into: &w)
+            w.raw(" &middot; <span class=\"copy-size\">")
+            w.html(ByteCount.text(copy.bytes))
+            w.raw("</span></li>\n")
+        }
+        if snapshot.copies.isEmpty { w.raw("<li class=\"empty\">\(noCopies)</li>\n") }
+        w.raw(
+            """
+            </ul></dd>
             </dl>
             <form id="sync-form" method="post" action="/api/sync"><button id="sync-now" type="submit">Sync now\
             </button> <span id="sync-result" role="status"></span></form>

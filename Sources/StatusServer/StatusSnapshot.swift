@@ -31,6 +31,8 @@ public struct StatusSnapshot: Sendable, Equatable {
     public var runs: [Run]
     /// The undo asked for on the page, from its preview to its end; nil when none was asked for since the start.
     public var undo: Undo?
+    /// The store's safety copies, newest first (none yet: an empty list).
+    public var copies: [Copy]
 
     /// How many restore points the page lists.
     public static let runLimit = 10
@@ -204,6 +206,17 @@ public struct StatusSnapshot: Sendable, Equatable {
         }
     }
 
+    /// A safety copy of the store (`contactbox recover` puts it back): when it was made, Unix seconds, and its size.
+    public struct Copy: Sendable, Equatable {
+        public var madeAt: Int64
+        public var bytes: Int64
+
+        public init(madeAt: Int64, bytes: Int64) {
+            self.madeAt = madeAt
+            self.bytes = bytes
+        }
+    }
+
     /// Totals since the daemon started, for `/metrics` (Prometheus `_total` counters).
     public struct Counters: Sendable, Equatable {
         /// Sync runs of one remote, by `ok`, `failed`, `deletions_held`, `interrupted`.
@@ -221,7 +234,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         state: String, summary: String, attention: String? = nil, advice: String? = nil, leds: [LED],
         lastSync: Int64? = nil, nextSync: Int64? = nil, startedAt: Int64, contacts: Int, remotes: [Remote],
         events: [Event], version: String, build: String, counters: Counters = Counters(), runs: [Run] = [],
-        undo: Undo? = nil
+        undo: Undo? = nil, copies: [Copy] = []
     ) {
         self.state = state
         self.summary = summary
@@ -239,6 +252,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         self.counters = counters
         self.runs = runs
         self.undo = undo
+        self.copies = copies
     }
 
     /// The snapshot without contact names, for a page without a password (anyone on the network can read it).

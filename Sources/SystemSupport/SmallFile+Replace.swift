@@ -85,7 +85,8 @@ extension SmallFile {
     }
 
     /// fsync(2) of a folder: what makes a rename or an unlink in it durable.
-    private static func syncFolder(_ folder: String) -> Bool {
+    @discardableResult
+    public static func syncFolder(_ folder: String) -> Bool {
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import ContactStore
+import SystemSupport
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,6 +34,6 @@ struct CheckCommand: ParsableCommand {
         let history: (rows: Int64, bytes: Int64) = (try? contacts.historySize()) ?? (0, 0)
         Terminal.note(
             "\(contacts.path): healthy, \(count) contact\(count == 1 ? "" : "s"); history: \(history.rows) row"
-                + "\(history.rows == 1 ? "" : "s"), \(HistorySize.text(history.bytes)) of versions.")
+                + "\(history.rows == 1 ? "" : "s"), \(ByteCount.text(history.bytes)) of versions.")
     }
 }

@@ -3,6 +3,7 @@ import CLISupport
 import Config
 import ContactStore
 import Glibc
+import SystemSupport
 
 struct PruneHistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,18 +48,10 @@ struct PruneHistoryCommand: ParsableCommand {
             let size = try contacts.historySize()
             Terminal.note(
                 "Removed \(removed) history row\(removed == 1 ? "" : "s"); \(size.rows) kept"
-                    + " (\(HistorySize.text(size.bytes)) of versions).")
+                    + " (\(ByteCount.text(size.bytes)) of versions).")
         } catch {
             Terminal.error("cannot write to the store \(contacts.path): \(error)")
             throw Exit.ioError
         }
-    }
-}
-
-enum HistorySize {
-    /// `1.4 MB`, `830 KB`.
-    static func text(_ bytes: Int64) -> String {
-        bytes >= 1_000_000
-            ? "\(bytes / 1_000_000).\(bytes % 1_000_000 / 100_000) MB" : "\((bytes + 999) / 1_000) KB"
     }
 }

@@ -74,8 +74,10 @@ struct ApplianceCoreTests {
         #expect(driver.look == .idle)
         #expect(driver.core.shown.lastSync == CoreDriver.wallAtZero + 5)
         #expect(driver.core.shown.counters.lastPass == .milliseconds(100))
-        // The next pass one interval after this one ended, on the page in unix seconds.
-        #expect(driver.core.nextWake(after: driver.now) == 905_000)
+        // The next pass one interval after this one ended, on the page in unix seconds; the loop wakes before it
+        // for the store's first care.
+        #expect(driver.core.scheduler.nextPass == 905_000)
+        #expect(driver.core.nextWake(after: driver.now) == ApplianceCore.firstCare.wholeMilliseconds)
         let now = ApplianceCore.Now(monotonic: driver.now, wall: CoreDriver.wallAtZero + 6)
         #expect(driver.core.nextSync(at: now) == CoreDriver.wallAtZero + 905)
         driver.now = 905_000
@@ -378,5 +380,70 @@ struct ApplianceCoreTests {
         var driver = CoreDriver()
         driver.startAndRun(to: .idle, taking: 1_000)
         #expect(driver.send(.page(.settingsSaved([.removed("nas")]))).contains(.reload([.removed("nas")])))
+    }
+
+    static func cares(_ effects: [ApplianceCore.Effect]) -> Int {
+        effects.filter { if case .careForStore = $0 { true } else { false } }.count
+    }
+
+    @Test("the store's care: 10 minutes after the start when idle, never during a pass, then once a day")
+    func care() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        #expect(Self.cares(driver.send(.tick)) == 0)
+        #expect(driver.core.nextWake(after: driver.now) <= ApplianceCore.firstCare.wholeMilliseconds)
+        // Due while a pass runs: it waits for the pass's end.
+        driver.now = ApplianceCore.firstCare.wholeMilliseconds - 1
+        _ = driver.send(.page(.syncNow))
+        driver.now += 1
+        #expect(Self.cares(driver.send(.tick)) == 0)
+        driver.runPass(SyncRequest(.statusPage), to: .idle, taking: 1_000)
+        #expect(Self.cares(driver.send(.tick)) == 1)
+        #expect(Self.cares(driver.send(.tick)) == 0)
+        let copies = [StatusSnapshot.Copy(madeAt: 1_700_000_600, bytes: 7_000_000)]
+        _ = driver.send(.worker(.storeChecked(problems: [], copies: copies)))
+        #expect(driver.core.shown.copies == copies)
+        #expect(driver.core.state == .idle)
+        #expect(driver.core.nextCare == driver.now + ApplianceCore.careInterval.wholeMilliseconds)
+        // A copy that gave way to a pass is tried again within the hour.
+        driver.now = driver.core.nextCare
+        // The interval's pass is due too: the pass first, then the care.
+        let due = driver.send(.tick)
+        #expect(Self.cares(due) == 0)
+        #expect(CoreDriver.passes(due).map(\.triggers) == [[.interval]])
+        driver.runPass(CoreDriver.passes(due)[0], to: .idle, taking: 1_000)
+        #expect(Self.cares(driver.send(.tick)) == 1)
+        _ = driver.send(.worker(.copyPostponed))
+        #expect(driver.core.nextCare == driver.now + ApplianceCore.careRetry.wholeMilliseconds)
+    }
+
+    @Test("a damaged store: the store look, what to do on the page, and no pass until it is recovered")
+    func damagedStore() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        let effects = driver.send(
+            .worker(.storeChecked(problems: ["Tree 4 page 4: btreeInitPage() returns error code 11"], copies: [])))
+        #expect(effects.isEmpty)
+        guard case .needsAttention(.storage, let reason) = driver.core.state else {
+            Issue.record("not the store's attention: \(driver.core.state)")
+            return
+        }
+        #expect(reason.contains("The store is damaged (SQLite's check: Tree 4 page 4"))
+        #expect(reason.contains("contactbox recover"))
+        driver.now += 5_000
+        #expect(driver.look == .attention(.storage))
+        // Neither the schedule, nor the button, nor the page syncs it; a long press does not clear it.
+        driver.now += 3_600_000
+        #expect(CoreDriver.passes(driver.send(.tick)).isEmpty)
+        #expect(CoreDriver.passes(driver.send(.button(.short))).isEmpty)
+        #expect(CoreDriver.passes(driver.send(.button(.long))).isEmpty)
+        #expect(CoreDriver.passes(driver.send(.page(.syncNow))).isEmpty)
+        #expect(
+            CoreDriver.messages(driver.send(.page(.syncNow))).contains(
+                "Not syncing: the store is damaged (contactbox recover)"))
+        #expect(driver.look == .attention(.storage))
+        // Nor is a copy made of it.
+        driver.now += ApplianceCore.careInterval.wholeMilliseconds
+        #expect(Self.cares(driver.send(.tick)) == 0)
     }
 }

@@ -302,3 +302,40 @@ struct SyncPassRetentionTests {
         #expect(try fixture.store.recentSyncRuns(limit: 5).count >= 2, "the runs stay in the history")
     }
 }
+
+@Suite("The store's care on the worker: its check and the day's safety copy")
+struct StoreCareTests {
+    func checks(_ news: PassNews) -> [(problems: [String], copies: Int)] {
+        news.events.compactMap {
+            if case .storeChecked(let problems, let copies) = $0 { (problems, copies.count) } else { nil }
+        }
+    }
+
+    @Test("a sound store is checked and copied, and copied again only once it changed; the page shows the copies")
+    func sound() throws {
+        let fixture = try PassFixture(contacts: 150)
+        let pass = fixture.makePass()
+        pass.checkStore()
+        #expect(checks(fixture.news).map(\.problems) == [[]])
+        pass.careForStore(shouldStop: { false })
+        #expect(checks(fixture.news).map(\.copies) == [0, 0, 1])
+        #expect(fixture.news.shown.copies.count == 1)
+        #expect(fixture.news.shown.copies[0].bytes > 0)
+        #expect(fixture.news.core.state == .starting)
+        // Nothing changed: no copy, nothing written.
+        pass.careForStore(shouldStop: { false })
+        #expect(checks(fixture.news).map(\.copies) == [0, 0, 1, 1])
+        #expect(fixture.news.shown.copies.count == 1)
+        // Changed since: a new newest, the last one the older.
+        var reader = CardReader(text: "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:uid-1\r\nFN:Renamed\r\nEND:VCARD\r\n")
+        guard case .success(let parsed) = reader.next() else {
+            Issue.record("the card does not parse")
+            return
+        }
+        try fixture.store.upsert(parsed.card, reason: "test")
+        pass.careForStore(shouldStop: { false })
+        #expect(checks(fixture.news).map(\.copies) == [0, 0, 1, 1, 1, 2])
+        #expect(fixture.news.shown.copies.count == 2)
+        #expect(fixture.news.shown.copies[0].madeAt >= fixture.news.shown.copies[1].madeAt)
+    }
+}

@@ -36,6 +36,25 @@ struct StatusPageTests {
         #expect(page.contains(#"<div id="advice" class="advice" role="alert" hidden>"#))
     }
 
+    @Test("The store's safety copies: each with its time and size, newest first, and words where there is none")
+    func copies() throws {
+        var snapshot = makeSnapshot()
+        snapshot.copies = [
+            StatusSnapshot.Copy(madeAt: 1_700_000_000, bytes: 339_456_789),
+            StatusSnapshot.Copy(madeAt: 1_699_913_600, bytes: 830_001),
+        ]
+        let page = try get(try makeServer(snapshot: snapshot), "/").body
+        #expect(page.contains(#"<ul id="copies" class="copies">"#))
+        #expect(page.contains(#"<li class="copy"><time data-empty="" data-unix="1700000000""#))
+        #expect(page.contains(#"&middot; <span class="copy-size">339.4 MB</span></li>"#))
+        #expect(page.contains(#"<span class="copy-size">831 KB</span>"#))
+        let json = try TestJSON.parse(get(try makeServer(snapshot: snapshot), "/api/status").body)
+        #expect(json["copies"]?[0] == .object([("made", .number("1700000000")), ("bytes", .number("339456789"))]))
+        snapshot.copies = []
+        let none = try get(try makeServer(snapshot: snapshot), "/").body
+        #expect(none.contains(#"<li class="empty">\#(StatusPage.noCopies)</li>"#))
+    }
+
     @Test("Every piece of text from the snapshot is HTML-escaped")
     func escaping() throws {
         let page = render(makeSnapshot())

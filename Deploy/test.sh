@@ -2,8 +2,8 @@
 # Run every test (the README's test command). Installs the Debian packages the
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
-# then (without arguments) a short run of each fuzz target, short runs of the setup, writes
-# and contacts benchmarks (Deploy/bench/setup.sh, writes.sh, contacts.sh), the hardware scenarios in
+# then (without arguments) a short run of each fuzz target, short runs of the setup, writes, contacts
+# and care benchmarks (Deploy/bench/setup.sh, writes.sh, contacts.sh, care.sh), the hardware scenarios in
 # the GPIO VM and the installed box under systemd in a Debian VM, and exits 1 if
 # anything failed.
 set -euo pipefail
@@ -91,6 +91,13 @@ fi
 if [[ $# -eq 0 ]]; then
     BENCH_CONTACTS=1000 BENCH_BASE=200 BENCH_SECONDS=3 BENCH_CONNECTIONS=2 Deploy/bench/contacts.sh ||
         fail "the contacts benchmark (Deploy/bench/contacts.sh)"
+fi
+
+# --- The store's care: a short run of Deploy/bench/care.sh ---------------------------
+# A store of 500 contacts in a 20 MB memory cgroup: the start's quick check, the day's safety copy (and none when
+# nothing changed), a page overwritten with garbage found, not copied, and recovered from the copy.
+if [[ $# -eq 0 ]]; then
+    BENCH_CONTACTS=500 Deploy/bench/care.sh || fail "the care benchmark (Deploy/bench/care.sh)"
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------

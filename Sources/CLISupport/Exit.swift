@@ -69,6 +69,10 @@ public enum Exit {
             (74, nil), (78, nil),
         ],
         "prune-history": [(0, nil), (64, nil), (74, nil), (78, nil)],
+        "copy": [
+            (0, "copied, or nothing changed since the newest copy"), (1, "the store is damaged"), (64, nil),
+            (74, nil), (78, nil),
+        ],
         "recover": [
             (0, "the copy is in place, or the store is healthy (nothing done)"), (1, "no good safety copy"),
             (64, nil), (74, nil), (75, "the box is running: stop it first"), (78, nil),

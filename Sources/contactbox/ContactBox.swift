@@ -25,7 +25,7 @@ struct ContactBox: ParsableCommand {
             ExportCommand.self,
             ListCommand.self, ShowCommand.self, EditCommand.self, DeleteCommand.self, HistoryCommand.self,
             RunsCommand.self, RestoreCommand.self, UndoCommand.self, PruneHistoryCommand.self, CheckCommand.self,
-            RecoverCommand.self,
+            CopyCommand.self, RecoverCommand.self,
             CheckConfigCommand.self,
         ]
     )

@@ -316,7 +316,7 @@ public final class Daemon {
         }
         storeLock = lock
         do {
-            try worker.start(logger: logger) { report in
+            try worker.start(logger: logger, storePath: storePath) { report in
                 SyncPass(
                     store: try ContactStore(path: storePath), news: report, logger: logger, userAgent: userAgent,
                     isOnline: { NetworkWatch.hasDefaultRoute() })

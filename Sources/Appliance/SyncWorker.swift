@@ -64,13 +64,19 @@ public final class SyncWorker: Sendable {
     /// Starts the thread; `makePass` opens the store on it (a failure becomes `.storeFailed`), and gives the pass
     /// the worker's mailbox for its news.
     public func start(
-        logger: Logger, makePass: @escaping @Sendable (_ report: @escaping (Event) -> Void) throws -> SyncPass
+        logger: Logger, storePath: String,
+        makePass: @escaping @Sendable (_ report: @escaping (Event) -> Void) throws -> SyncPass
     ) throws(ApplianceError) {
         let thread = try WorkerThread { [self] in
             let pass: SyncPass
             do {
                 pass = try makePass { [self] in post($0) }
                 try pass.loadHistory(settings.withLock { $0.configuration })
+            } catch let error as ContactStoreError where error.code == .damaged {
+                // Damage that stops even the opening: what the check would have found.
+                logger.error("The store is damaged", metadata: ["store.problem": "\(error.message)"])
+                post(.storeChecked(problems: [error.message], copies: SyncPass.copies(of: storePath)))
+                return
             } catch {
                 logger.error("The contact store cannot be opened", metadata: ["store.error": "\(error)"])
                 post(.storeFailed("\(error)"))

@@ -26,9 +26,13 @@ public final class ContactStore {
     public init(path: String, now: @escaping () -> Int64 = wallClockMillis) throws {
         self.db = try Self.openWritable(path)
         self.now = now
-        try Schema.migrate(db)
-        try rehashIfPending()
-        try fillSearchKeysIfPending()
+        do {
+            try Schema.migrate(db)
+            try rehashIfPending()
+            try fillSearchKeysIfPending()
+        } catch let error as SQLiteError where error.isDamage {
+            throw ContactStoreError(.damaged, "\(path) is damaged: \(error.message)")
+        }
     }
 
     /// The database at `path`, opened to write. SQLite's words for a read-only one name a pragma; the person needs

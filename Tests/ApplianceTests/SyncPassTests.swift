@@ -215,7 +215,8 @@ struct SyncWorkerTests {
             worker.request(SyncRequest(trigger))
         }
         let storePath = fixture.directory.file("contacts.sqlite")
-        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { report in
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, storePath: storePath) {
+            report in
             SyncPass(
                 store: try ContactStore(path: storePath), news: report,
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, userAgent: "test",
@@ -242,7 +243,7 @@ struct SyncWorkerTests {
         let fixture = try PassFixture(contacts: 0)
         let wake = try WakeUp()
         let worker = try SyncWorker(configuration: fixture.configuration, mainLoop: wake)
-        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { _ in
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, storePath: "/nowhere") { _ in
             throw ApplianceError("disk on fire")
         }
         var events: [SyncWorker.Event] = []
@@ -251,6 +252,24 @@ struct SyncWorkerTests {
             events += worker.takeEvents()
         }
         #expect(events == [.storeFailed("disk on fire")])
+        #expect(worker.stop(waitingAtMost: .seconds(1)))
+    }
+
+    @Test("a store too damaged to open is reported as damaged, with the copies there are, so the box shows recover")
+    func storeDamaged() throws {
+        let fixture = try PassFixture(contacts: 0)
+        let wake = try WakeUp()
+        let worker = try SyncWorker(configuration: fixture.configuration, mainLoop: wake)
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, storePath: "/nowhere") { _ in
+            throw ContactStoreError(.damaged, "/nowhere is damaged: database disk image is malformed")
+        }
+        var events: [SyncWorker.Event] = []
+        for _ in 0..<200 where events.isEmpty {
+            wake.wait(atMost: .milliseconds(20))
+            events += worker.takeEvents()
+        }
+        #expect(
+            events == [.storeChecked(problems: ["/nowhere is damaged: database disk image is malformed"], copies: [])])
         #expect(worker.stop(waitingAtMost: .seconds(1)))
     }
 }

@@ -325,6 +325,39 @@ check "Setup: the daemon reloads and syncs it: the store's contacts arrive in th
 check "Setup: remote list shows it with its file and line" sh -c \
 	'runuser -u contactbox -- contactbox remote list | grep "^kitchen" | grep -q "/var/lib/contactbox/settings.toml:"'
 
+# ---- A damaged store (issue 36, a failing SD card): the day's safety copy beside the store, then pages of the
+# store overwritten with garbage while the box is off. At the start the box finds it (SQLite's quick check), shows
+# the store look and says on the page what to do, and syncs nothing; recover refuses while it runs, puts the copy
+# back once it is stopped (owned by the service's user), and the box starts sound with every contact.
+store=/var/lib/contactbox/contacts.sqlite
+check "Damaged store: a safety copy is made beside the store (contactbox copy, as the box's user)" \
+	runuser -u contactbox -- contactbox copy --db "$store"
+check "Damaged store: the copy is the service's, mode 0600" sh -c \
+	'[ "$(stat -c %U:%a /var/lib/contactbox/copies/newest.sqlite)" = contactbox:600 ]'
+systemctl stop "$unit"
+pages=$(($(stat -c %s "$store") / 4096))
+# 8 pages from the middle of the file: pages of photos' texts and of the tables' trees
+dd if=/dev/urandom of="$store" bs=4096 seek=$((pages / 2)) count=8 conv=notrunc status=none
+check "Damaged store: check --quick finds the damage" sh -c '! contactbox check --quick --db "$0" >/dev/null 2>&1' "$store"
+restart_box start
+check "Damaged store: the box shows the store's attention, saying it is damaged" \
+	wait_status '"attention":"storage".*The store is damaged' 60
+check "Damaged store: the page says to run contactbox recover" status_has 'contactbox recover'
+check "Damaged store: the error LED shows the store look (4 flashes)" status_has '"name":"error","lit":[a-z]*,"pattern":"4 flashes'
+check "Damaged store: a sync asked for is not run" sh -c \
+	'curl -s -o /dev/null -X POST http://127.0.0.1:8080/api/sync; sleep 3; journalctl -u contactbox -b --no-pager -o cat | grep -q "Not syncing: the store is damaged"'
+check "Damaged store: recover refuses while the box runs (exit 75)" sh -c \
+	'contactbox recover --db "$0" >/dev/null 2>&1; [ $? = 75 ]' "$store"
+systemctl stop "$unit"
+check "Damaged store: recover puts the copy back" sh -c 'contactbox recover --db "$0" 2>&1 | tee /tmp/recover.txt | grep -q "^Recovered"' "$store"
+sed 's/^/  | /' /tmp/recover.txt
+check "Damaged store: the damaged store is kept beside it" sh -c 'ls /var/lib/contactbox/contacts.sqlite.damaged-* >/dev/null'
+check "Damaged store: the recovered store is the service's" sh -c '[ "$(stat -c %U "$0")" = contactbox ]' "$store"
+restart_box start
+check "Damaged store: the box starts sound, with its $PHOTOS_CONTACTS contacts, and syncs" \
+	wait_status '"state":"idle".*"contacts":'"$PHOTOS_CONTACTS"'[,}]' "$SYNC_BOUND_S"
+check "Damaged store: contactbox check passes" contactbox check --db "$store"
+
 # ---- The box's name, set on the page by the paired browser: the daemon publishes it over mDNS with avahi-publish
 # (as its own user, in its cgroup), and the page answers to it
 # publishers: the PIDs of the avahi-publish processes in the unit's cgroup (no procps in the guest)

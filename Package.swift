@@ -152,7 +152,8 @@ let package = Package(
         .testTarget(
             name: "ApplianceTests",
             dependencies: [
-                "Appliance", "Config", "ContactStore", "FrontPanel", "Remotes", "StatusServer", "Sync", "SystemSupport",
+                "Appliance", "Config", "ContactStore", "FrontPanel", "Remotes", "SQLite", "StatusServer", "Sync",
+                "SystemSupport",
                 "TestSupport", "VCard",
                 logging,
             ]),

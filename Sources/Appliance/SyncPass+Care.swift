@@ -29,9 +29,11 @@ extension SyncPass {
     }
 
     /// The day's care: the check, then, when the store is sound, a safety copy (none when nothing changed since
-    /// the last). `shouldStop` (a pass asked for, or the daemon stopping) ends the copy between two steps.
-    public func careForStore(shouldStop: () -> Bool) {
-        guard checkStore() else { return }
+    /// the last). `shouldStop` (a pass asked for, or the daemon stopping) ends the copy between two steps. Returns
+    /// whether the store is sound.
+    @discardableResult
+    public func careForStore(shouldStop: () -> Bool) -> Bool {
+        guard checkStore() else { return false }
         let started = monotonicMillis()
         do {
             switch try store.makeCopy(shouldStop: shouldStop) {
@@ -50,10 +52,12 @@ extension SyncPass {
         } catch let error as ContactStoreError where error.code == .damaged {
             logger.error("The store is damaged", metadata: ["store.problem": "\(error.message)"])
             news(.storeChecked(problems: [error.message], copies: Self.copies(of: store.path)))
+            return false
         } catch {
             logger.warning("No safety copy could be made", metadata: ["store.error": "\(error)"])
             news(.copyFailed("\(error)"))
         }
+        return true
     }
 
     static func copies(of path: String) -> [StatusSnapshot.Copy] {

@@ -82,8 +82,10 @@ public final class SyncWorker: Sendable {
                 post(.storeFailed("\(error)"))
                 return
             }
-            pass.checkStore()
-            loop(pass)
+            if pass.checkStore() { loop(pass) }
+            // A damaged store is left alone (a pass would carry what it reads to the remotes): the core shows it, and
+            // `contactbox recover`, with the box stopped, is the way on.
+            while !isStopping { wake.wait() }
         }
         self.thread.withLock { $0 = thread }
     }
@@ -160,8 +162,10 @@ public final class SyncWorker: Sendable {
             }
             guard let request = pending.withLock({ $0.take() }) else {
                 if carePending.exchange(false, ordering: .relaxed) {
-                    pass.careForStore(shouldStop: { [self] in isStopping || pending.withLock { $0 != nil } })
+                    let sound = pass.careForStore(shouldStop: { [self] in isStopping || pending.withLock { $0 != nil } }
+                    )
                     malloc_trim(0)
+                    if !sound { return }
                     continue
                 }
                 wake.wait()

@@ -49,7 +49,6 @@ extension ContactStore {
     func linesQuery(
         after cursor: ContactCursor?, limit: Int, search query: SearchQuery?
     ) throws -> (String, [(any SQLBindable)?]) {
-        let columns = "id, uid, display_name, hash, change_seq, changed_at, list_phone, list_email, list_photo"
         if let match = query?.trigramMatch, try searchKeysPendingAfter() == nil,
             try trigramMatches(match) <= Self.trigramLimit
         {
@@ -64,7 +63,7 @@ extension ContactStore {
             }
             // Each match's line from its entry in the name index, found by its name and id.
             let sql = """
-                SELECT \(columns.split(separator: ", ").map { "c." + $0 }.joined(separator: ", "))
+                SELECT \(Self.lineColumns.map { "c." + $0 }.joined(separator: ", "))
                 FROM contacts_search JOIN contacts c INDEXED BY contacts_live_name
                 ON c.display_name = contacts_search.name COLLATE NOCASE AND c.id = contacts_search.rowid
                 AND c.deleted = 0
@@ -75,11 +74,17 @@ extension ContactStore {
         }
         let (conditions, arguments) = try walkConditions(after: cursor, search: query)
         let sql = """
-            SELECT \(columns) FROM contacts INDEXED BY contacts_live_name WHERE \(conditions)
+            SELECT \(Self.lineColumns.joined(separator: ", ")) FROM contacts INDEXED BY contacts_live_name
+            WHERE \(conditions)
             ORDER BY display_name COLLATE NOCASE, id LIMIT ?
             """
         return (sql, arguments + [limit])
     }
+
+    /// What `contactLine` reads: columns of `contacts_live_name`.
+    private static let lineColumns = [
+        "id", "uid", "display_name", "hash", "change_seq", "changed_at", "list_phone", "list_email", "list_photo",
+    ]
 
     /// The most contacts a search takes through the trigram index. Ordering its matches by name costs a lookup in
     /// the name index each; walking the name index finds a page of a word that many hold within a few pages of the

@@ -2,6 +2,7 @@ import Config
 import ContactStore
 import Glibc
 import Logging
+import SQLite
 import Sync
 import Synchronization
 import TestSupport
@@ -253,6 +254,49 @@ struct SyncWorkerTests {
         }
         #expect(events == [.storeFailed("disk on fire")])
         #expect(worker.stop(waitingAtMost: .seconds(1)))
+    }
+
+    @Test("a store the start's check finds damaged is left alone: a pass asked for before is not run")
+    func damagedAtStart() throws {
+        let directory = try TemporaryDirectory()
+        let storePath = directory.file("contacts.sqlite")
+        do {
+            let store = try ContactStore(path: storePath)
+            var reader = CardReader(text: "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:a\r\nFN:Ann\r\nEND:VCARD\r\n")
+            if case .success(let parsed) = reader.next() { try store.upsert(parsed.card, reason: "test") }
+        }
+        // The contacts table's root page overwritten, as a failing card returns it.
+        let root = try #require(
+            try Database(path: storePath).scalarInt64("SELECT rootpage FROM sqlite_master WHERE name = 'contacts'"))
+        let descriptor = open(storePath, O_WRONLY)
+        let garbage = [UInt8](repeating: 0xA5, count: 4096)
+        #expect(pwrite(descriptor, garbage, garbage.count, off_t((root - 1) * 4096)) == garbage.count)
+        close(descriptor)
+
+        let wake = try WakeUp()
+        let worker = try SyncWorker(
+            configuration: Configuration(storePath: storePath, remotes: []), mainLoop: wake)
+        worker.request(SyncRequest(.startup))
+        try worker.start(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, storePath: storePath) {
+            report in
+            SyncPass(
+                store: try ContactStore(path: storePath), news: report,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, userAgent: "test", isOnline: { true })
+        }
+        var events: [SyncWorker.Event] = []
+        let checked = { events.contains { if case .storeChecked = $0 { true } else { false } } }
+        for _ in 0..<500 where !checked() {
+            wake.wait(atMost: .milliseconds(20))
+            events += worker.takeEvents()
+        }
+        // Had the worker taken the pass, it would have started at once after the check.
+        wake.wait(atMost: .milliseconds(500))
+        events += worker.takeEvents()
+        #expect(worker.stop(waitingAtMost: .seconds(2)))
+        events += worker.takeEvents()
+        let problems = events.compactMap { if case .storeChecked(let problems, _) = $0 { problems } else { nil } }
+        #expect(problems.count == 1 && !(problems.first?.isEmpty ?? true), "\(events)")
+        #expect(!events.contains { if case .passStarted = $0 { true } else { false } }, "\(events)")
     }
 
     @Test("a store too damaged to open is reported as damaged, with the copies there are, so the box shows recover")

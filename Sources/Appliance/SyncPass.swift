@@ -25,6 +25,8 @@ public final class SyncPass {
     var turnLimit = TurnDeadline.standardLimit
     /// The OAuth remotes' access tokens, in memory across passes: renewed when they expire, not at every pass.
     let tokens = TokenSources()
+    /// Whether the file system that holds the store is mounted read-only; a test says so itself.
+    var isReadOnly: @Sendable (String) -> Bool = SmallFile.isOnReadOnlyFileSystem
 
     public init(
         store: ContactStore, news: @escaping (SyncWorker.Event) -> Void, logger: Logger, userAgent: String,
@@ -70,6 +72,16 @@ public final class SyncPass {
         _ request: SyncRequest, configuration: Configuration, shouldStop: @escaping @Sendable () -> Bool
     ) -> Result {
         let started = monotonicMillis()
+        // The kernel turns a file system read-only after an I/O error (`errors=remount-ro`): a pass then could
+        // send changes out and not record that it did. Nothing is synced until the store can be written again.
+        if isReadOnly(SmallFile.folder(of: store.path)) {
+            logger.error("Not syncing: the store's disk is read-only", metadata: ["store.path": "\(store.path)"])
+            let reason =
+                "The disk is read-only (the system does that after a write fails: a failing SD card?), so nothing"
+                + " is synced. The page and the contacts stay as they are. Restart the box; if this comes back,"
+                + " copy the contacts off (Download all contacts) and replace the SD card."
+            return Result(state: .needsAttention(.storage, reason: reason), schedule: .retryLater)
+        }
         var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent, tokens: tokens)
         factory.turnLimit = turnLimit
         var worst = Result(state: .idle, schedule: .done)

@@ -66,6 +66,14 @@ public enum SmallFile {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether the file system holding `path` is mounted read-only (statvfs(3)'s `ST_RDONLY`): by its mount
+    /// options, or because the kernel remounted it so after an I/O error. False when it cannot be asked.
+    public static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
     public static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0

@@ -122,6 +122,31 @@ struct SyncPassTests {
         #expect(fixture.files().count == 5)
     }
 
+    @Test("a store on a file system gone read-only: nothing synced, the store's attention saying so, retried")
+    func readOnlyDisk() throws {
+        let fixture = try PassFixture(contacts: 5)
+        let pass = fixture.makePass()
+        let asked = Mutex<[String]>([])
+        pass.isReadOnly = { path in
+            asked.withLock { $0.append(path) }
+            return true
+        }
+        let result = pass.run(SyncRequest(.button), configuration: fixture.configuration) { false }
+        guard case .needsAttention(.storage, let reason) = result.state else {
+            Issue.record("not the store's attention: \(result.state)")
+            return
+        }
+        #expect(reason.hasPrefix("The disk is read-only"))
+        #expect(result.schedule == .retryLater)
+        #expect(asked.withLock { $0 } == [fixture.directory.path])
+        #expect(fixture.files().isEmpty)
+        #expect(!fixture.news.events.contains { if case .remoteSynced = $0 { true } else { false } })
+        // Writable again: the next pass syncs.
+        pass.isReadOnly = { _ in false }
+        #expect(pass.run(SyncRequest(.interval), configuration: fixture.configuration) { false }.state == .idle)
+        #expect(fixture.files().count == 5)
+    }
+
     @Test("a folder that is gone needs attention (unreachable), names the folder, and is retried")
     func missingFolder() throws {
         let fixture = try PassFixture(contacts: 3, folderExists: false)

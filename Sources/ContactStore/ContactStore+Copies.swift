@@ -51,10 +51,7 @@ extension ContactStore {
     /// pages a step, checked (`quick_check`) before it replaces anything: a store with a damaged page gives a
     /// damaged copy, which is thrown away, and the error says so. The older copy goes, the newest becomes it.
     public func makeCopy(pagesPerStep: Int32 = 100, shouldStop: () -> Bool = { false }) throws -> CopyResult {
-        let folder = Self.copiesFolder(of: path)
-        if mkdir(folder, 0o700) != 0, errno != EEXIST {
-            throw ContactStoreError(.readOnly, "cannot make \(folder): \(String(cString: strerror(errno)))")
-        }
+        let folder = try Self.makeCopiesFolder(of: path)
         let newest = folder + "/newest.sqlite"
         if let stamp = try? Self.changeStamp(of: Database(readingOnly: newest)), stamp == (try Self.changeStamp(of: db))
         {
@@ -78,6 +75,9 @@ extension ContactStore {
             unlink(partial)
             throw error
         }
+        // A command run as root makes copies that the service's user can still read and replace.
+        var owner = stat()
+        if getuid() == 0, stat(folder, &owner) == 0 { chown(partial, owner.st_uid, owner.st_gid) }
         _ = rename(newest, folder + "/older.sqlite")
         guard rename(partial, newest) == 0 else {
             throw ContactStoreError(.readOnly, "cannot rename \(partial): \(String(cString: strerror(errno)))")
@@ -108,6 +108,23 @@ extension ContactStore {
         }
         SmallFile.syncFolder(SmallFile.folder(of: storePath))
         return aside
+    }
+
+    /// The folder of the copies, made (0700) when missing; made by root (a command), it takes the owner of the
+    /// store's folder, the service's user.
+    static func makeCopiesFolder(of storePath: String) throws -> String {
+        let folder = copiesFolder(of: storePath)
+        guard mkdir(folder, 0o700) == 0 else {
+            guard errno == EEXIST else {
+                throw ContactStoreError(.readOnly, "cannot make \(folder): \(String(cString: strerror(errno)))")
+            }
+            return folder
+        }
+        var parent = stat()
+        if getuid() == 0, stat(SmallFile.folder(of: storePath), &parent) == 0 {
+            chown(folder, parent.st_uid, parent.st_gid)
+        }
+        return folder
     }
 
     /// What a copy is compared by: the change sequence and the newest history row.
@@ -151,16 +168,18 @@ extension ContactStore {
 
 }
 
-/// Held by the daemon while it runs (a shared `flock` on the store's folder): `contactbox recover` takes it alone,
-/// so it never replaces a store that a running daemon has open. On the folder, not on the database file: closing
-/// any other descriptor of a database file drops the POSIX locks SQLite holds on it.
+/// Held by the daemon while it runs (a shared `flock` on the folder of the store's copies): `contactbox recover`
+/// takes it alone, so it never replaces a store that a running daemon has open. Not on the database file (closing
+/// any other descriptor of it drops the POSIX locks SQLite holds on it), nor on the store's folder (the settings
+/// and the API tokens take turns on that one's lock).
 public final class StoreLock: Sendable {
     private let descriptor: Int32
 
-    /// Takes the lock on the folder of `storePath`: shared (the daemon) or alone (recover); nil when another
-    /// holds it in a way that excludes this one, or the folder cannot be opened.
+    /// Takes the lock of `storePath`'s copies folder (made when missing): shared (the daemon) or alone (recover);
+    /// nil when another holds it in a way that excludes this one, or the folder cannot be made or opened.
     public init?(storePath: String, exclusive: Bool) {
-        let descriptor = open(SmallFile.folder(of: storePath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard let folder = try? ContactStore.makeCopiesFolder(of: storePath) else { return nil }
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         guard flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 else {
             close(descriptor)

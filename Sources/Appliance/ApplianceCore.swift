@@ -166,7 +166,8 @@ public struct ApplianceCore: Sendable, Equatable {
             if state != .stopping { shown.state = .syncing(activity) }
         case .passFinished(let result):
             scheduler.passFinished(result.schedule, at: now.monotonic)
-            if state != .stopping { shown.state = settled(result.state) }
+            // A damaged store's attention stays until it is recovered, whatever a pass that ran meanwhile says.
+            if state != .stopping, !storeDamaged { shown.state = settled(result.state) }
             var effects: [Effect] = [.log(.info, "Sync pass finished", ["appliance.state": "\(result.state.name)"])]
             if case .needsAttention(_, let reason) = result.state {
                 effects.append(.log(.warning, "Attention needed", ["appliance.reason": "\(reason)"]))

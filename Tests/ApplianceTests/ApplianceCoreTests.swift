@@ -430,6 +430,9 @@ struct ApplianceCoreTests {
         }
         #expect(reason.contains("The store is damaged (SQLite's check: Tree 4 page 4"))
         #expect(reason.contains("contactbox recover"))
+        // A pass that was running meanwhile does not take the attention away.
+        _ = driver.send(.worker(.passFinished(SyncPass.Result(state: .idle, schedule: .done))))
+        #expect(driver.core.state == .needsAttention(.storage, reason: reason))
         driver.now += 5_000
         #expect(driver.look == .attention(.storage))
         // Neither the schedule, nor the button, nor the page syncs it; a long press does not clear it.

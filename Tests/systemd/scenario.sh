@@ -341,7 +341,7 @@ dd if=/dev/urandom of="$store" bs=4096 seek=$((pages / 2)) count=8 conv=notrunc 
 check "Damaged store: check --quick finds the damage" sh -c '! contactbox check --quick --db "$0" >/dev/null 2>&1' "$store"
 restart_box start
 check "Damaged store: the box shows the store's attention, saying it is damaged" \
-	wait_status '"attention":"storage".*The store is damaged' 60
+	wait_status '"summary":"The store is damaged[^"]*","attention":"storage"' 60
 check "Damaged store: the page says to run contactbox recover" status_has 'contactbox recover'
 check "Damaged store: the error LED shows the store look (4 flashes)" status_has '"name":"error","lit":[a-z]*,"pattern":"4 flashes'
 check "Damaged store: a sync asked for is not run" sh -c \

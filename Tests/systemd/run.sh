@@ -5,7 +5,7 @@
 # there with Deploy/install.sh --bin as a household would, reboots, and runs
 # Tests/systemd/scenario.sh (first boot, sync with LoadCredential=, reload, stop,
 # button, failures, journal, upgrade, memory, big photos, setup from the page, a damaged store,
-# sandbox, a disk gone read-only; then a book of Radicale added from the page, a reboot, and that book
+# sandbox; then a book of Radicale added from the page, a reboot, and that book
 # again) against a Radicale on this host (the guest reaches it as 10.0.2.2).
 # About 12 min on a busy 2-core machine (TCG), most of it the three boots and
 # the syncs (Docs/measurements/systemd.md).

@@ -440,25 +440,6 @@ grep -E 'Overall exposure level' /tmp/security.txt | sed 's/^/  /'
 check "Sandbox: systemd-analyze security prints its score" grep -q 'Overall exposure level' /tmp/security.txt
 [ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 60 | sed 's/^/  journal: /'
 
-# ---- A disk gone read-only (issue 36): the kernel remounts the root file system read-only after an I/O error
-# (errors=remount-ro). Here ext4's own error trigger makes the kernel do it, as a failing write would (a plain
-# `mount -o remount,ro` is refused while the store is open for writing). The box keeps serving the page, says
-# why, syncs nothing, and syncs again once the disk can be written. (After the sandbox's check: its journal
-# greps for "Read-only file system", which the box may now meet, rightly.)
-root_device=$(basename "$(awk '$2 == "/" { print $1 }' /proc/mounts | tail -n 1)")
-mount -o remount,errors=remount-ro /
-echo "an I/O error (Tests/systemd/scenario.sh)" >"/sys/fs/ext4/$root_device/trigger_fs_error"
-check "Read-only disk: the kernel remounted the root file system read-only" within 10 sh -c \
-	'awk '"'"'$2 == "/" { print $4 }'"'"' /proc/mounts | tail -n 1 | grep -q "^ro"'
-curl -s -o /dev/null -X POST http://127.0.0.1:8080/api/sync
-check "Read-only disk: a sync asked for is refused, the page saying the disk is read-only" \
-	wait_status "The disk is read-only" 60
-check "Read-only disk: the page still answers" sh -c 'curl -sf http://127.0.0.1:8080/ | grep -q "<h1 id=\"state\""'
-check "Read-only disk: the error LED shows the store look (4 flashes)" \
-	status_has '"name":"error","lit":[a-z]*,"pattern":"4 flashes'
-check "Read-only disk: writable again" mount -o remount,rw /
-check "Read-only disk: the box syncs again by itself (its retry)" wait_status '"state":"idle"' 120
-
 # ==== Page remote (issue: a remote added from the page survives a reboot): the box set up afresh, with the example
 # configuration and no store, starts on the setup look; a browser paired by the button finds the host's Radicale
 # from its root URL with its user and password, adds a book of it (PAGE_URL), and the first sync brings its

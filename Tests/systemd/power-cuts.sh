@@ -56,7 +56,7 @@ harness=${GPIO_VM_RUN:-Tests/hardware/gpio-vm/run}
 # The moments: each operation's cut at a random moment within the span it takes under TCG on a busy 2-core machine
 # (from its start: the service's start, or the command's), so that most cuts land inside it; "power-cuts: ended"
 # lines say when one ended first.
-declare -A span=([download]=$((contacts * 12)) [upload]=20000 [sync]=25000 [undo]=3000 [prune]=3000
+declare -A span=([download]=$((contacts * 12)) [upload]=$((4000 + contacts * 2)) [sync]=$((4000 + contacts * 2)) [undo]=3000 [prune]=3000
     [migration]=$((contacts * 2)) [settings]=1500)
 ops=(download upload sync undo prune migration settings)
 [[ $short -eq 0 ]] || ops=(download sync)
@@ -94,7 +94,7 @@ source Deploy/lib/bench-radicale.sh
 mkdir -p "$work/radicale"
 radicale_configure "$work/radicale"
 radicale_start "$contacts"
-find "$work/radicale/storage/collection-root/alice/contacts" -name '*.vcf' -printf '%f\n' | sed 's/\.vcf$//' \
+find "$work/radicale/storage/collection-root/alice/contacts" -maxdepth 1 -name '*.vcf' -printf '%f\n' | sed 's/\.vcf$//' \
     >"$work/expected.uids"
 
 # What install.sh reads from the clone, the binaries, sqlite3 (the old schema), the cards each upload adds.

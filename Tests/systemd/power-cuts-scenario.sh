@@ -231,7 +231,9 @@ systemctl stop "$unit" 2>/dev/null || true
 start_op="systemctl start --no-block $unit"
 case $op in
 download)
+	# a fresh store: its runs start anew
 	rm -f "$db" "$db-wal" "$db-shm"
+	: >"$st/runs"
 	;;
 upload)
 	contactbox import --db "$db" "/opt/vm/pc/upload-$i.vcf" >/dev/null 2>&1

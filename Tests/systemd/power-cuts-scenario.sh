@@ -61,9 +61,10 @@ allow_insecure_http = true
 CONF
 }
 
-# normalized FILE.vcf: each card as one line "UID<TAB>property|property|..." (lines unfolded, CRs dropped, the
-# properties sorted; PRODID and REV, which a server may rewrite, left out), sorted: two books hold the same
-# contacts card by card exactly when these are equal.
+# normalized FILE.vcf: each card as one line "UID<TAB>property|property|..." (lines unfolded, CRs dropped, each
+# property's name and parameters upper-cased - they are case-insensitive, and Radicale writes a card it was sent
+# with X-ABLABEL for X-ABLabel -, the properties sorted; PRODID and REV, which a server may rewrite, left out),
+# sorted: two books hold the same contacts card by card exactly when these are equal.
 normalized() {
 	awk '
 		{ sub(/\r$/, "") }
@@ -81,7 +82,7 @@ normalized() {
 			n = 0
 			next
 		}
-		{ lines[++n] = $0 }
+		{ c = index($0, ":"); lines[++n] = c ? toupper(substr($0, 1, c - 1)) substr($0, c) : $0 }
 	' "$1" | LC_ALL=C sort
 }
 
@@ -121,10 +122,10 @@ converged() {
 
 # runs_kept: every run listed before the cut ($st/runs) is still listed
 runs_kept() {
-	contactbox runs --db "$db" --limit 100000 --json | sed -n 's/.*"id":\([0-9]*\).*/\1/p' | sort -n >/tmp/runs.now
+	contactbox runs --db "$db" --limit 100000 --json | sed -n 's/.*"id":\([0-9]*\).*/\1/p' | LC_ALL=C sort >/tmp/runs.now
 	[ -z "$(comm -23 "$st/runs" /tmp/runs.now)" ]
 }
-save_runs() { contactbox runs --db "$db" --limit 100000 --json | sed -n 's/.*"id":\([0-9]*\).*/\1/p' | sort -n >"$st/runs"; }
+save_runs() { contactbox runs --db "$db" --limit 100000 --json | sed -n 's/.*"id":\([0-9]*\).*/\1/p' | LC_ALL=C sort >"$st/runs"; }
 
 # note_check MSG CMD...: check, and remember a failure for the row
 note_check() { local m=$1; shift; if "$@"; then pass "cut $i ($op at $ms ms): $m"; else fail "cut $i ($op at $ms ms): $m"; bad="${bad:+$bad, }$m"; fi; }

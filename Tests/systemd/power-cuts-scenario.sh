@@ -209,8 +209,8 @@ if [ -e "$st/armed" ]; then
 	note_check "the store and the remote hold the same cards, each expected contact once" converged
 	if [ "$op" = undo ]; then
 		n=$(grep -c "^X-BENCH-EDIT:undo-$i" /tmp/local.vcf || true)
-		echo "cards with the edit the undo takes back: $n of 100"
-		note_check "the undo was done whole or not at all" test "$n" = 0 -o "$n" = 100
+		echo "cards with the edit the undo takes back: $n of $(cat "$st/edits")"
+		note_check "the undo was done whole or not at all" test "$n" = 0 -o "$n" = "$(cat "$st/edits")"
 	fi
 	if [ "$op" != prune ]; then note_check "every run recorded before the cut is still listed" runs_kept; fi
 	note_check "contactbox history reads the latest changes" sh -c "contactbox history --db $db >/dev/null"
@@ -242,7 +242,7 @@ upload)
 	mv "$st/expected.new" "$st/expected"
 	;;
 sync | undo)
-	# 100 contacts edited on the box (an X-BENCH-EDIT line each, as the host's edits have), by import --update
+	# 1 % of the contacts (every 100th) edited on the box (an X-BENCH-EDIT line each, as the host's edits have), by import --update
 	contactbox export --db "$db" --out /tmp/all.vcf 2>/dev/null
 	awk -v note="$op-$i" -v step=100 -v off=$((i % 100)) '
 		/^BEGIN:VCARD/ { n++ }
@@ -250,6 +250,7 @@ sync | undo)
 		(n % step) == off { print }
 	' /tmp/all.vcf >/tmp/edits.vcf
 	contactbox import --db "$db" --update /tmp/edits.vcf >/dev/null 2>&1
+	grep -c '^BEGIN:VCARD' /tmp/edits.vcf >"$st/edits"
 	if [ "$op" = sync ]; then
 		on_host "edit-remote-$i" 300 || fail "cut $i: the host changes 100 contacts on the remote"
 	else

@@ -4,7 +4,7 @@
 #   Deploy/test.sh --filter VCardTests
 # then (without arguments) a short run of each fuzz target, short runs of the setup, writes, contacts
 # and care benchmarks (Deploy/bench/setup.sh, writes.sh, contacts.sh, care.sh), the hardware scenarios in
-# the GPIO VM and the installed box under systemd in a Debian VM, and exits 1 if
+# the GPIO VM, the installed box under systemd in a Debian VM and a short run of power cuts there, and exits 1 if
 # anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -68,42 +68,15 @@ for ((i = 0; i < cuts; i++)); do
 done
 echo "power-cuts: $cuts cuts, seed $seed (--seed $seed repeats these moments), $contacts contacts" >&2
 
-# shellcheck source=Deploy/lib/release-build.sh
-source Deploy/lib/release-build.sh
-echo "power-cuts: building the release binaries ..." >&2
-# shellcheck disable=SC2119 # no extra build flags
-release_build
-bin=$(dirname "$CONTACTBOX_BIN")
-
-work=$(mktemp -d)
-radicale_pid=
-cleanup() {
-    if [[ -n $radicale_pid ]]; then
-        kill "$radicale_pid" 2>/dev/null || true
-        wait "$radicale_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# shellcheck source=Deploy/lib/venv.sh
-source Deploy/lib/venv.sh
-ensure_venv >&2
-# shellcheck source=Deploy/lib/bench-radicale.sh
-source Deploy/lib/bench-radicale.sh
-mkdir -p "$work/radicale"
-radicale_configure "$work/radicale"
-radicale_start "$contacts"
+# The release binaries, $work, Radicale with the book, install.sh's files ($src, $bin): Tests/systemd/host-stage.sh
+# shellcheck source=Tests/systemd/host-stage.sh
+source Tests/systemd/host-stage.sh
+stage_host power-cuts "$contacts"
 find "$work/radicale/storage/collection-root/alice/contacts" -maxdepth 1 -name '*.vcf' -printf '%f\n' | sed 's/\.vcf$//' \
     >"$work/expected.uids"
 
-# What install.sh reads from the clone, the binaries, sqlite3 (the old schema), the cards each upload adds.
-src=$work/src
-mkdir -p "$src/Deploy/lib" "$work/bin" "$work/vm/lib"
-cp -R Board "$src/"
-cp Deploy/install.sh Deploy/contactbox.service Deploy/contactbox.avahi.service Deploy/contactbox.example.toml "$src/Deploy/"
-cp Deploy/lib/apt-ensure.sh Deploy/lib/release-build.sh "$src/Deploy/lib/"
-cp "$bin/contactbox" "$bin/contactbox-remote" "$work/bin/"
+# sqlite3 (the old schema) and the cards each upload adds.
+mkdir -p "$work/vm/lib"
 cp /usr/bin/sqlite3 "$work/vm/"
 cp "$(ldd /usr/bin/sqlite3 | awk '$1 ~ /^libreadline/ { print $3 }')" "$work/vm/lib/libreadline.so.8"
 for ((i = 0; i < cuts; i++)); do

@@ -58,35 +58,12 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 harness=${GPIO_VM_RUN:-Tests/hardware/gpio-vm/run}
 
-# shellcheck source=Deploy/lib/release-build.sh
-source Deploy/lib/release-build.sh
-echo "systemd-vm: building the release binaries ..." >&2
-# shellcheck disable=SC2119 # no extra build flags
-release_build
-bin=$(dirname "$CONTACTBOX_BIN")
-
-work=$(mktemp -d)
-radicale_pid=
-cleanup() {
-    if [[ -n $radicale_pid ]]; then
-        kill "$radicale_pid" 2>/dev/null || true
-        wait "$radicale_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Radicale on 127.0.0.1 with the address book the box syncs at its first boot, and
-# the larger one of the memory check (written as files too, then read once so that
-# Radicale has it cached, as radicale_start does for the first).
-# shellcheck source=Deploy/lib/venv.sh
-source Deploy/lib/venv.sh
-ensure_venv >&2
-# shellcheck source=Deploy/lib/bench-radicale.sh
-source Deploy/lib/bench-radicale.sh
-mkdir -p "$work/radicale"
-radicale_configure "$work/radicale"
-radicale_start "$contacts"
+# The release binaries, $work, and Radicale on 127.0.0.1 with the address book the box syncs at its first boot
+# (Tests/systemd/host-stage.sh); then the larger one of the memory check (written as files too, then read once so
+# that Radicale has it cached, as radicale_start does for the first).
+# shellcheck source=Tests/systemd/host-stage.sh
+source Tests/systemd/host-stage.sh
+stage_host systemd-vm "$contacts"
 python3 Deploy/bench/seed_radicale.py collection "$work/radicale/storage/collection-root/alice/big" "$memory_contacts"
 curl -s -o /dev/null -u "alice:$(cat "$work/radicale/password")" -X PROPFIND -H 'Depth: 1' "${book%contacts/}big/"
 # The book of phones' photos (Deploy/bench/photos.sh has the whole one: 32 and 5), and the SHA-256 of each photo's
@@ -107,13 +84,6 @@ page_contacts=200
 python3 Deploy/bench/seed_radicale.py collection "$work/radicale/storage/collection-root/alice/page" "$page_contacts"
 curl -s -o /dev/null -u "alice:$(cat "$work/radicale/password")" -X PROPFIND -H 'Depth: 1' "${book%contacts/}page/"
 
-# What install.sh reads from the clone, and the binaries it installs.
-src=$work/src
-mkdir -p "$src/Deploy/lib" "$work/bin"
-cp -R Board "$src/"
-cp Deploy/install.sh Deploy/contactbox.service Deploy/contactbox.avahi.service Deploy/contactbox.example.toml "$src/Deploy/"
-cp Deploy/lib/apt-ensure.sh Deploy/lib/release-build.sh "$src/Deploy/lib/"
-cp "$bin/contactbox" "$bin/contactbox-remote" "$work/bin/"
 cat >"$work/stage.env" <<ENV
 RADICALE_URL='http://10.0.2.2:$port/alice/contacts/'
 RADICALE_PASSWORD='$(cat "$work/radicale/password")'

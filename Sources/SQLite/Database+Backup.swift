@@ -16,7 +16,7 @@ extension Database {
     /// (https://sqlite.org/backup.html): `pagesPerStep` pages a step, so that the copy holds a few pages at a time
     /// and a caller can stop between steps. Pages, not rows: a text of megabytes is never held whole, as `VACUUM
     /// INTO` (which inserts row by row) would. Changes made meanwhile through this connection are carried into the
-    /// copy by SQLite; another connection's write starts it again.
+    /// copy by SQLite; another connection's write starts it again; a lock it cannot have at once fails it.
     ///
     /// The file at `path` must not exist (it is made with mode 0600), is written without a journal, and is a
     /// database in rollback mode (DELETE), not WAL: what ends
@@ -46,16 +46,15 @@ extension Database {
             throw SQLiteError(code: sqlite3_errcode(destination.handle), message: destination.lastMessage)
         }
         var code = SQLITE_OK
+        // Busy or locked ends the copy as an error too (the caller tries again later): with the store in WAL mode a
+        // reader is not kept waiting, and a wait here would have no end.
         while true {
             code = sqlite3_backup_step(backup, pagesPerStep)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED else { break }
+            guard code == SQLITE_OK else { break }
             if shouldStop() {
                 sqlite3_backup_finish(backup)
                 return .stopped
             }
-            // Busy or locked: another connection holds the lock a moment; the step is tried again.
-            if code != SQLITE_OK { usleep(20_000) }
         }
         let finished = sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE, finished == SQLITE_OK else {

@@ -21,10 +21,10 @@ extension ContactStore {
         let hash = hash ?? card.contentHash  // the caller may have it already: hashing is not free
         return try db.transaction {
             let existing = try storedRow(uid: uid)
-            let time = now()
+            let time = try stamp()
             var card = card
             if stampingRevision, existing.map({ $0.deleted || $0.hash != hash }) ?? true {
-                card = card.stampingRevision(milliseconds: time)
+                card = revised(card, at: time)
             }
             let text = card.serializedText()
             if let existing, !existing.deleted, try hasText(existing, text, hash: hash) {
@@ -45,7 +45,7 @@ extension ContactStore {
             guard let existing = try storedRow(uid: uid), !existing.deleted else {
                 return false
             }
-            try tombstone(existing, origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
+            try tombstone(existing, origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: try stamp())
             return true
         }
     }

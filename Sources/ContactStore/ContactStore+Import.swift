@@ -13,7 +13,7 @@ extension ContactStore {
                 .chunkTooLarge, "\(cards.count) cards in one import chunk; at most \(Self.chunkLimit) per transaction")
         }
         return try db.transaction {
-            let time = now()
+            let time = try stamp()
             var outcomes: [ImportOutcome] = []
             outcomes.reserveCapacity(cards.count)
             for card in cards {
@@ -53,7 +53,7 @@ extension ContactStore {
         }
         if updating {
             // A change made on the box: dated now, whatever REV the edited export kept.
-            card = card.stampingRevision(milliseconds: time)
+            card = revised(card, at: time)
             try write(
                 card, uid: uid, text: card.serializedText(), hash: hash, over: existing, origin: origin, at: time)
             return .updated(uid)

@@ -113,7 +113,7 @@ extension ContactStore {
         switch target {
         case .absent:
             guard let existing, !existing.deleted else { return nil }
-            if !dryRun { try tombstone(existing, origin: origin, at: now()) }
+            if !dryRun { try tombstone(existing, origin: origin, at: try stamp()) }
             return RestoreChange(uid: uid, displayName: existing.displayName, action: .deleted)
         case .live(let text, _):
             let live = existing.flatMap { $0.deleted ? nil : $0 }
@@ -126,8 +126,8 @@ extension ContactStore {
             if wasLive, existing?.hash == hash { return nil }
             if !dryRun {
                 // A change made on the box: the version comes back dated now, so that it wins as the newest edit.
-                let time = now()
-                let stamped = card.stampingRevision(milliseconds: time)
+                let time = try stamp()
+                let stamped = revised(card, at: time)
                 try write(
                     stamped, uid: uid, text: stamped.serializedText(), hash: hash, over: existing, origin: origin,
                     at: time)

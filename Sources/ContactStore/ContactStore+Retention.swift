@@ -26,13 +26,14 @@ extension ContactStore {
     }
 
     /// Removes the history rows `retention` does not keep, a chunk of at most `chunkLimit` per transaction;
-    /// `shouldStop` is asked between chunks. Returns how many went.
+    /// `shouldStop` is asked between chunks; by age only while the clock is set. Returns how many went.
     @discardableResult
     public func pruneHistory(_ retention: Retention, shouldStop: () -> Bool = { false }) throws -> Int {
         var removed = 0
         let cutoff = now() - retention.maxAge.wholeMilliseconds
-        // history_time: the oldest first, a chunk at a time.
-        while !shouldStop() {
+        // history_time: the oldest first, a chunk at a time. Not while the clock is not set: a clock ahead would
+        // find every version old.
+        while clockStatus().synchronized, !shouldStop() {
             let count = try db.transaction {
                 try removeRows(
                     "SELECT id FROM history WHERE recorded_at < ? ORDER BY recorded_at, id LIMIT ?", cutoff,

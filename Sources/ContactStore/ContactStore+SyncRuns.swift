@@ -6,7 +6,7 @@ import SystemSupport
 extension ContactStore {
     /// Records the start of a run and returns its id.
     public func beginSyncRun(remoteID: Int64?) throws -> Int64 {
-        try db.run("INSERT INTO sync_runs (remote_id, started_at) VALUES (?, ?)", remoteID, now())
+        try db.run("INSERT INTO sync_runs (remote_id, started_at) VALUES (?, ?)", remoteID, try stamp())
         return db.lastInsertRowID
     }
 
@@ -17,7 +17,7 @@ extension ContactStore {
             UPDATE sync_runs SET finished_at = ?, outcome = ?, uploaded = ?, downloaded = ?, updated = ?, deleted = ?,
                 conflicts = ?, errors = ?, message = ?
             WHERE id = ?
-            """, now(), outcome.rawValue, counts.uploaded, counts.downloaded, counts.updated, counts.deleted,
+            """, try stamp(), outcome.rawValue, counts.uploaded, counts.downloaded, counts.updated, counts.deleted,
             counts.conflicts, counts.errors, message, id)
         guard db.changes == 1 else {
             throw ContactStoreError(.invalidArgument, "no sync run \(id) to finish")
@@ -38,7 +38,7 @@ extension ContactStore {
     @discardableResult
     public func markUnfinishedSyncRunsInterrupted() throws -> Int {
         try db.run(
-            "UPDATE sync_runs SET finished_at = ?, outcome = ? WHERE finished_at IS NULL", now(),
+            "UPDATE sync_runs SET finished_at = ?, outcome = ? WHERE finished_at IS NULL", try stamp(),
             SyncOutcome.interrupted.rawValue)
         return db.changes
     }
@@ -84,7 +84,7 @@ extension ContactStore {
     /// are listed, and undone, like a sync's.
     public func beginOperation(_ kind: RunKind, note: String) throws -> Int64 {
         try db.run(
-            "INSERT INTO sync_runs (remote_id, started_at, kind, note) VALUES (NULL, ?, ?, ?)", now(), kind.rawValue,
+            "INSERT INTO sync_runs (remote_id, started_at, kind, note) VALUES (NULL, ?, ?, ?)", try stamp(), kind.rawValue,
             note)
         return db.lastInsertRowID
     }

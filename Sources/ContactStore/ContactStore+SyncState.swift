@@ -263,6 +263,6 @@ extension ContactStore {
     ) throws {
         try recordHistory(
             uid: uid, text: text, hash: hash, kind: .archived,
-            origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: now())
+            origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: try stamp())
     }
 }

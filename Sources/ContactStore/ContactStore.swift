@@ -21,11 +21,17 @@ public final class ContactStore {
     public var path: String { db.path }
     /// Unix milliseconds; injectable so tests can control time.
     let now: () -> Int64
+    /// Whether the clock is set, and the boot's start by it (`ContactStore+Clock.swift`); injectable too.
+    let clockStatus: () -> ClockStatus
 
     /// Opens (creating if needed) the store at `path` and migrates it to the current schema.
-    public init(path: String, now: @escaping () -> Int64 = wallClockMillis) throws {
+    public init(
+        path: String, now: @escaping () -> Int64 = wallClockMillis,
+        clock: @escaping () -> ClockStatus = ClockStatus.current
+    ) throws {
         self.db = try Self.openWritable(path)
         self.now = now
+        self.clockStatus = clock
         do {
             try Schema.migrate(db)
             try rehashIfPending()
@@ -59,6 +65,7 @@ public final class ContactStore {
     public init(readingOnly path: String, now: @escaping () -> Int64 = wallClockMillis) throws {
         self.db = try Database(readingOnly: path)
         self.now = now
+        self.clockStatus = ClockStatus.current
         let version = try db.userVersion
         if version < Schema.currentVersion {
             throw ContactStoreError(

@@ -7,6 +7,7 @@ import SQLite
 enum Schema {
     static let migrations: [String] = [
         version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
+        version11,
     ]
 
     static var currentVersion: Int32 { Int32(migrations.count) }
@@ -332,5 +333,26 @@ enum Schema {
         -- The lines, and the trigram index, of the contacts there are: the fill-in of search keys again, from the
         -- first contact (it writes the line with the keys, and the triggers fill the index).
         INSERT OR REPLACE INTO search_pending (id, next_id) SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM contacts);
+        """
+
+    private static let version11 = """
+        -- The stretches of changes the box dated while its clock was not yet set (ContactStore+Clock.swift): in one
+        -- boot, at one reading of the boot's start (ClockStatus.bootStart). The contacts changed after seq_after,
+        -- the history rows after history_after and the runs after runs_after, up to the *_to columns (NULL: the
+        -- stretch is open, to this day), were dated by that clock. When the clock is set in the same boot, their
+        -- times are moved by the difference, kept in corrected; a stretch of another boot stays uncorrected: its
+        -- times are unsure.
+        CREATE TABLE clock_unset (
+            id INTEGER PRIMARY KEY,
+            boot TEXT NOT NULL,
+            boot_start INTEGER NOT NULL,
+            seq_after INTEGER NOT NULL,
+            history_after INTEGER NOT NULL,
+            runs_after INTEGER NOT NULL,
+            seq_to INTEGER,
+            history_to INTEGER,
+            runs_to INTEGER,
+            corrected INTEGER
+        );
         """
 }

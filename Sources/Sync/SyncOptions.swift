@@ -58,6 +58,10 @@ public struct SyncReport: Sendable {
     public var notes: [String] = []
     /// Contacts left unsent because the remote refused that same version before.
     public var stillRefused = 0
+    /// Conflicts left for later because the box's clock is not set and they are decided by time (`newest`): the
+    /// box's change dated by it, or a remote version without `REV`, dated by it as it arrives. Both versions stay;
+    /// the pass after the clock is set decides them.
+    public var waitingForClock = 0
     public var message: String?
     /// What stopped the run, when it did not finish (outcome `.failed`).
     public var failure: RemoteError?

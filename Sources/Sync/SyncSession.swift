@@ -24,6 +24,9 @@ final class SyncSession {
     /// UIDs whose change did not reach the remote in this run (an error, or a held deletion): the local watermark
     /// must stay below them so that the next run tries again.
     var unsettled: Set<String> = []
+    /// UIDs whose conflict waits for the box's clock to be set (`SyncReport.waitingForClock`): the remote's
+    /// listing is read again from the same token next run, and the box's version is not sent meanwhile.
+    var waitingForClock: Set<String> = []
     /// Items planned in the current chunk, by UID: their saved state is committed only with the chunk, and two
     /// cards with one UID in one chunk must still be told apart.
     var chunkItems: [String: RemoteItemState] = [:]
@@ -59,7 +62,9 @@ final class SyncSession {
         try settleLocalChanges()
         if holdDeletions {
             report.outcome = .deletionsHeld
-        } else if !options.dryRun, feed.newToken != remote.syncToken, feed.skipped.isEmpty {
+        } else if !options.dryRun, feed.newToken != remote.syncToken, feed.skipped.isEmpty,
+            waitingForClock.isEmpty
+        {
             // Stored last: every change before the token is applied by now. Not past an item the listing named and
             // this run could not use (an href too long or not UTF-8): each is an error of this run, and the next
             // run, from the old token, lists it and says so again rather than never.

@@ -28,4 +28,13 @@ extension Card {
     public func stampingRevision(milliseconds: Int64) -> Card {
         stampingRevision(Self.revision(milliseconds: milliseconds))
     }
+
+    /// The card without `REV`: a change made while the box's clock is not set carries no time it cannot vouch for
+    /// (its change time, put right when the clock is set, stands in for it). An opaque card is left as it is.
+    public func removingRevision() -> Card {
+        guard opaqueText == nil else { return self }
+        var card = self
+        card.properties.removeAll { $0.isNamed("REV") }
+        return card
+    }
 }

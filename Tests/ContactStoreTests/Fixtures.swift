@@ -1,5 +1,6 @@
 import ContactStore
 import SQLite
+import SystemSupport
 import TestSupport
 import Testing
 import VCard
@@ -41,9 +42,14 @@ func makeCard(
     }
 }
 
-/// A clock that moves one millisecond per reading, so every timestamp is distinct and predictable.
+/// A clock that moves one millisecond per reading, so every timestamp is distinct and predictable; with the
+/// status the store asks for (`ClockStatus`): set from the network or not, in which boot.
 final class TestClock {
     private(set) var millis: Int64 = 1_700_000_000_000
+    var synchronized = true
+    var boot = "boot-1"
+    /// The wall clock's reading of the boot's start: moves only when the clock is set (`set(by:)`).
+    private(set) var bootStart: Int64 = 1_699_999_000_000
 
     func now() -> Int64 {
         millis += 1
@@ -53,6 +59,16 @@ final class TestClock {
     /// Moves the clock on, as days passing.
     func advance(by milliseconds: Int64) {
         millis += milliseconds
+    }
+
+    /// Sets the clock: the wall clock jumps by `milliseconds`, as NTP (or fake-hwclock) makes it.
+    func set(by milliseconds: Int64) {
+        millis += milliseconds
+        bootStart += milliseconds
+    }
+
+    func status() -> ClockStatus {
+        ClockStatus(synchronized: synchronized, bootStart: bootStart, boot: boot)
     }
 }
 
@@ -67,12 +83,13 @@ struct StoreFixture {
     init() throws {
         directory = try TemporaryDirectory()
         let clock = self.clock
-        store = try ContactStore(path: directory.file("contacts.sqlite"), now: { clock.now() })
+        store = try ContactStore(
+            path: directory.file("contacts.sqlite"), now: { clock.now() }, clock: { clock.status() })
     }
 
     func reopen() throws -> ContactStore {
         let clock = self.clock
-        return try ContactStore(path: path, now: { clock.now() })
+        return try ContactStore(path: path, now: { clock.now() }, clock: { clock.status() })
     }
 
     /// A second connection to the same file, to inspect or tamper with the raw rows.

@@ -33,6 +33,8 @@ public struct ApplianceCore: Sendable, Equatable {
         case page(PageRequest)
         case button(ButtonPress)
         case networkBack
+        /// The box's clock was set from the network (`ClockStatus`).
+        case clockSet
         /// SIGHUP read a configuration without a problem; it is the worker's from now on.
         case reloaded(Configuration)
         /// The worker could not start: nothing can be synced.
@@ -139,6 +141,10 @@ public struct ApplianceCore: Sendable, Equatable {
         case .networkBack:
             scheduler.networkCameBack(at: now.monotonic)
             effects.append(.log(.notice, "Network is back", [:]))
+        case .clockSet:
+            effects.append(.log(.notice, "The clock is set from the network time", [:]))
+            // What waited for the time runs now; the store puts right what it dated before at its first write.
+            if case .waitingForTime = state { effects.append(requestPass(SyncRequest(.clockSet))) }
         case .reloaded(let configuration):
             remotes = configuration.remotes.count
             if state == .needsSetup || state == .idle { shown.state = settled(.idle) }

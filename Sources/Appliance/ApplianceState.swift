@@ -10,6 +10,9 @@ public enum ApplianceState: Sendable, Equatable {
     case syncing(SyncActivity)
     /// The network is down; the next sync runs when it is back.
     case offline
+    /// The box's clock is not set yet (no network time since it started): what needs the time waits for it, and
+    /// the next pass runs as soon as it is set. Why, in words.
+    case waitingForTime(String)
     case needsAttention(PanelState.Attention, reason: String)
     case stopping
 
@@ -35,7 +38,7 @@ public enum ApplianceState: Sendable, Equatable {
         case .idle: .idle
         case .needsSetup: .needsSetup
         case .syncing: .syncing
-        case .offline: .offline
+        case .offline, .waitingForTime: .offline
         case .needsAttention(let attention, _): .attention(attention)
         case .stopping: .stopped
         }
@@ -48,7 +51,7 @@ public enum ApplianceState: Sendable, Equatable {
         case .needsAttention(.login, _): 4
         case .needsAttention(.deletionsHeld, _): 3
         case .needsAttention(.unreachable, _): 2
-        case .offline: 1
+        case .offline, .waitingForTime: 1
         case .starting, .idle, .needsSetup, .syncing, .stopping: 0
         }
     }
@@ -61,6 +64,7 @@ public enum ApplianceState: Sendable, Equatable {
         case .needsSetup: "setup"
         case .syncing: "syncing"
         case .offline: "offline"
+        case .waitingForTime: "waiting_for_time"
         case .needsAttention: "attention"
         case .stopping: "stopping"
         }
@@ -77,6 +81,7 @@ public enum ApplianceState: Sendable, Equatable {
                 ? "Syncing \(activity.remote): \(activity.phase.lowercased()) \(activity.done) of \(activity.total)"
                 : "Syncing \(activity.remote): \(activity.phase.lowercased())"
         case .offline: "Offline: waiting for the network"
+        case .waitingForTime(let reason): reason
         case .needsAttention(_, let reason): reason
         case .stopping: "Stopping"
         }
@@ -87,6 +92,10 @@ public enum ApplianceState: Sendable, Equatable {
         if self == .needsSetup {
             return "Pair this browser with the box's button, then choose Add an address book below (or, over SSH, "
                 + "run contactbox remote add)."
+        }
+        if case .waitingForTime = self {
+            return "The box sets its clock from the network time (NTP) after it starts; nothing needs doing. If "
+                + "this lasts, check that the box reaches the internet."
         }
         guard case .needsAttention(let attention, _) = self else { return nil }
         return switch attention {

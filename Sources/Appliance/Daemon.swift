@@ -62,6 +62,10 @@ public final class Daemon {
     var nextWatchdog: Int64 = 0
     var lastStatusLine = ""
     var stopRequested = false
+    /// Whether the clock is set (`ClockStatus`); until it is, the loop looks every `clockCheck`.
+    var clockIsSet: @Sendable () -> Bool = { ClockStatus.current().synchronized }
+    private var clockWasSet: Bool?
+    static let clockCheck = Duration.seconds(5)
     /// The store's folder lock, held from the worker's start (`StoreLock`).
     var storeLock: StoreLock?
     /// The settings file's problems found at start, reported once the log reaches the page.
@@ -144,6 +148,16 @@ public final class Daemon {
         let instant = ApplianceCore.Now(monotonic: now, wall: wallClockSeconds())
         for news in worker.takeEvents() { apply(.worker(news), at: instant) }
         for request in pageRequests.take() { apply(.page(request), at: instant) }
+        if clockWasSet != true {
+            let isSet = clockIsSet()
+            if isSet, clockWasSet == false { apply(.clockSet, at: instant) }
+            if !isSet, clockWasSet == nil {
+                logger.notice(
+                    "The clock is not set yet: waiting for the network time",
+                    metadata: ["clock.note": "what the box dates meanwhile is put right when it is set"])
+            }
+            clockWasSet = isSet
+        }
         apply(.tick, at: instant)
         panel.show(core.look(at: now), at: now)
         publish(at: instant)
@@ -197,6 +211,7 @@ public final class Daemon {
         var wakeAt = core.nextWake(after: now)
         if let led = panel.untilNextWake(at: now) { wakeAt = min(wakeAt, now + led.wholeMilliseconds) }
         if notifier.watchdogInterval != nil { wakeAt = min(wakeAt, nextWatchdog) }
+        if clockWasSet == false { wakeAt = min(wakeAt, now + Self.clockCheck.wholeMilliseconds) }
         return Int32(clamping: max(0, min(wakeAt - now, Self.longestSleep.wholeMilliseconds)))
     }
 

@@ -27,6 +27,8 @@ public final class SyncPass {
     let tokens = TokenSources()
     /// Whether the file system that holds the store is mounted read-only; a test says so itself.
     var isReadOnly: @Sendable (String) -> Bool = SmallFile.isOnReadOnlyFileSystem
+    /// Whether the box's clock is set (`ClockStatus`); a test says so itself.
+    var clockIsSet: @Sendable () -> Bool = { ClockStatus.current().synchronized }
 
     public init(
         store: ContactStore, news: @escaping (SyncWorker.Event) -> Void, logger: Logger, userAgent: String,
@@ -183,6 +185,12 @@ public final class SyncPass {
 
     private func classify(_ report: SyncReport, remote: String) -> Result {
         switch report.outcome {
+        case .ok where report.waitingForClock > 0:
+            let count = report.waitingForClock
+            let reason =
+                "Waiting for the correct time: \(count) conflict\(count == 1 ? "" : "s") with \(remote) wait\(count == 1 ? "s" : "")"
+                + " until the box's clock is set (both versions are kept)"
+            return Result(state: .waitingForTime(reason), schedule: .done)
         case .ok, .interrupted:
             return Result(state: .idle, schedule: .done)
         case .deletionsHeld:
@@ -196,6 +204,11 @@ public final class SyncPass {
                 return Result(state: .needsAttention(.login, reason: reason), schedule: .done)
             case let kind? where kind.isTemporary && !isOnline():
                 return Result(state: .offline, schedule: .retryLater)
+            // HTTPError.explainTLS's words for a certificate not valid yet: by a clock not set, it may well be.
+            case .unreachable where message.contains("is not valid yet") && !clockIsSet():
+                let reason = "Waiting for the correct time: \(remote)'s certificate is not valid yet by the box's clock,"
+                    + " which is not set"
+                return Result(state: .waitingForTime(reason), schedule: .retryLater)
             case .unavailable, .unreachable, .tooSlow, .notFound, .malformed, .invalidSyncToken, .preconditionFailed,
                 .rejected, .notAnAddressBook, nil:
                 let reason = "\(remote) could not be synced: \(message)"

@@ -17,6 +17,8 @@ public enum SyncTrigger: String, Sendable, CaseIterable {
     case retry
     /// The configuration was reloaded (SIGHUP).
     case reload
+    /// The clock was set from the network, and the last pass waited for it.
+    case clockSet = "clock-set"
     /// A long press confirmed an undo armed on the status page (or a restore armed on a contact's page): it, then
     /// a pass to carry it to the remotes.
     case undo

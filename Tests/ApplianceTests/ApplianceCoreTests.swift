@@ -259,6 +259,25 @@ struct ApplianceCoreTests {
         #expect(CoreDriver.passes(driver.send(.tick)) == [SyncRequest(.networkBack)])
     }
 
+    @Test("waiting for the correct time: no red, and a pass as soon as the clock is set, once")
+    func waitingForTime() {
+        var driver = CoreDriver()
+        let reason = "Waiting for the correct time: 1 conflict with home waits until the box's clock is set"
+        driver.startAndRun(to: .waitingForTime(reason), taking: 1_000)
+        driver.now = 2_000
+        #expect(driver.look == .offline)  // the waiting look: no error LED
+        #expect(driver.core.state.attentionName == nil)
+        #expect(driver.core.statusLine == reason)
+        driver.now = 5_000
+        let effects = driver.send(.clockSet)
+        #expect(CoreDriver.messages(effects) == ["The clock is set from the network time"])
+        #expect(CoreDriver.passes(effects) == [SyncRequest(.clockSet)])
+        _ = driver.send(.worker(.passStarted(SyncRequest(.clockSet))))
+        _ = driver.send(.worker(.passFinished(SyncPass.Result(state: .idle, schedule: .done))))
+        // Set once; a box that was not waiting for it runs no pass when it is set.
+        #expect(CoreDriver.passes(driver.send(.clockSet)).isEmpty)
+    }
+
     @Test("a reload takes the new interval and syncs with the new configuration")
     func reload() {
         var driver = CoreDriver()

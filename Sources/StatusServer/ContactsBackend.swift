@@ -212,11 +212,14 @@ public struct ContactVersion: Sendable, Equatable {
     public var changes: [FieldChange]
     /// Whether the version before this change can be put back (a `created` row has none).
     public var canRestore: Bool
+    /// Dated by the box's clock before it was set, and never put right: the time is unsure.
+    public var timeUnsure: Bool
 
     public init(
         id: Int64, recordedAt: Int64, kind: String, cause: String, runID: Int64?, changes: [FieldChange],
-        canRestore: Bool
+        canRestore: Bool, timeUnsure: Bool = false
     ) {
+        self.timeUnsure = timeUnsure
         self.id = id
         self.recordedAt = recordedAt
         self.kind = kind

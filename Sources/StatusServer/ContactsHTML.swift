@@ -259,6 +259,7 @@ enum ContactsHTML {
             w.html(version.kind)
             w.raw("\"><span class=\"when\">")
             UnixTime.writeUTC(version.recordedAt / 1000, into: &w)
+            if version.timeUnsure { w.raw(" (clock not set)") }
             w.raw("</span> &middot; <span class=\"what\">")
             w.html(kindWords(version.kind))
             w.raw("</span> by <span class=\"cause\">")

@@ -98,6 +98,7 @@ enum ContactsJSON {
             w.decimal(version.id)
             w.raw(",\"recorded_at\":")
             w.decimal(version.recordedAt)
+            if version.timeUnsure { w.raw(",\"time_unsure\":true") }
             w.raw(",\"kind\":")
             w.jsonEncoded(version.kind)
             w.raw(",\"cause\":")

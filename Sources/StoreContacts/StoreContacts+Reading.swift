@@ -55,7 +55,8 @@ extension StoreContacts {
                         cause: try causes.cause(of: entry), runID: entry.runID,
                         changes: FieldChanges.between(
                             Self.view(before ?? .live(text: entry.text, hash: entry.hash), uid), Self.view(after, uid)),
-                        canRestore: entry.kind != .created && entry.text.count > 0))
+                        canRestore: entry.kind != .created && entry.text.count > 0,
+                        timeUnsure: try store.timeTrust(ofHistory: entry.id) != .trusted))
                 if entry.kind != .archived { newer = before }
             }
             let more = rows.count > limit || (rows.count == limit && limit == ContactStore.chunkLimit)

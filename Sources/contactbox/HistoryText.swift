@@ -22,6 +22,8 @@ struct HistoryText {
         var run: SyncRun?
         var remote: String?
         var name: String
+        /// Dated by a clock not set (`ContactStore.TimeTrust`): the time is shown marked.
+        var timeUnsure = false
         var fields: [String]
 
         var summary: String {
@@ -36,14 +38,15 @@ struct HistoryText {
         }
 
         var textLine: String {
-            "#\(entry.id)  \(PointInTime.localText(entry.recordedAt))  \(entry.kind.rawValue)  "
+            "#\(entry.id)  \(HistoryText.time(entry.recordedAt, unsure: timeUnsure))  \(entry.kind.rawValue)  "
                 + printable(source) + "  " + printable(summary)
         }
 
         var json: String {
             JSONObject()
                 .number("id", entry.id).string("uid", entry.uid).string("time", PointInTime.utcText(entry.recordedAt))
-                .number("time_ms", entry.recordedAt).string("kind", entry.kind.rawValue).string("reason", entry.reason)
+                .number("time_ms", entry.recordedAt).flag("time_unsure", timeUnsure).string("kind", entry.kind.rawValue)
+                .string("reason", entry.reason)
                 .number("run", entry.runID).string("run_kind", run?.kind.rawValue).string("remote", remote)
                 .string("name", name).strings("fields", fields).text
         }
@@ -61,7 +64,12 @@ struct HistoryText {
         let fields = entry.kind == .updated ? Self.changedFields(from: before, to: after) : []
         return Described(
             entry: entry, source: Self.source(run: run, runID: entry.runID, remote: remote), run: run, remote: remote,
-            name: name, fields: fields)
+            name: name, timeUnsure: try store.timeTrust(ofHistory: entry.id) != .trusted, fields: fields)
+    }
+
+    /// A time for people; one the box dated before its clock was set says so (issue 36).
+    static func time(_ millis: Int64, unsure: Bool) -> String {
+        PointInTime.localText(millis) + (unsure ? " (clock not set)" : "")
     }
 
     mutating func remoteName(_ id: Int64) throws -> String? {
@@ -143,6 +151,11 @@ struct JSONObject {
 
     func number(_ key: String, _ value: Int) -> JSONObject {
         adding(key, "\(value)")
+    }
+
+    /// `"key":true`, and nothing when false.
+    func flag(_ key: String, _ value: Bool) -> JSONObject {
+        value ? adding(key, "true") : self
     }
 
     func strings(_ key: String, _ values: [String]) -> JSONObject {

@@ -31,9 +31,11 @@ struct RunsCommand: ParsableCommand {
             try listing.forEach(page, id: \.id) { run in
                 let remote = try run.remoteID.flatMap { try text.remoteName($0) }
                 let store = try contacts.historyCounts(runID: run.id)
+                let unsure = try contacts.timeTrust(ofRun: run.id) != .trusted
                 print(
                     listing.json
-                        ? Self.json(run, remote: remote, store: store) : Self.line(run, remote: remote, store: store))
+                        ? Self.json(run, remote: remote, store: store, unsure: unsure)
+                        : Self.line(run, remote: remote, store: store, unsure: unsure))
             }
         } catch {
             Terminal.error("cannot read the store \(contacts.path): \(error)")
@@ -41,9 +43,9 @@ struct RunsCommand: ParsableCommand {
         }
     }
 
-    static func line(_ run: SyncRun, remote: String?, store: [HistoryKind: Int]) -> String {
+    static func line(_ run: SyncRun, remote: String?, store: [HistoryKind: Int], unsure: Bool = false) -> String {
         var parts = [
-            "run \(run.id)", PointInTime.localText(run.startedAt),
+            "run \(run.id)", HistoryText.time(run.startedAt, unsure: unsure),
             run.kind == .sync ? "sync " + printable(remote ?? "(removed remote)") : run.kind.rawValue,
             run.outcome?.rawValue ?? "running",
             "store: \(store[.created] ?? 0) created, \(store[.updated] ?? 0) updated, \(store[.deleted] ?? 0) deleted",
@@ -59,12 +61,13 @@ struct RunsCommand: ParsableCommand {
         return parts.joined(separator: "  ")
     }
 
-    static func json(_ run: SyncRun, remote: String?, store: [HistoryKind: Int]) -> String {
+    static func json(_ run: SyncRun, remote: String?, store: [HistoryKind: Int], unsure: Bool = false) -> String {
         let counts = run.counts
         let storeJSON = JSONObject().number("created", store[.created] ?? 0).number("updated", store[.updated] ?? 0)
             .number("deleted", store[.deleted] ?? 0).number("archived", store[.archived] ?? 0).text
         var object = JSONObject().number("id", run.id).string("kind", run.kind.rawValue).string("remote", remote)
             .string("started", PointInTime.utcText(run.startedAt)).number("started_ms", run.startedAt)
+            .flag("time_unsure", unsure)
             .number("finished_ms", run.finishedAt).string("outcome", run.outcome?.rawValue).raw("store", storeJSON)
         if run.kind == .sync {
             object = object.raw(

@@ -80,7 +80,10 @@ final class FakeContacts: ContactsBackend, @unchecked Sendable {
                 ContactVersion(
                     id: 7, recordedAt: 1_700_000_000_000, kind: "updated", cause: "sync with icloud", runID: 3,
                     changes: [FieldChange(field: "Phone (mobile)", before: "+49 30 1", after: "+49 30 2")],
-                    canRestore: true)
+                    canRestore: true),
+                ContactVersion(
+                    id: 6, recordedAt: 1_600_000_000_000, kind: "created", cause: "import", runID: 2, changes: [],
+                    canRestore: false, timeUnsure: true),
             ], next: nil)
     }
 
@@ -248,6 +251,15 @@ struct ContactsAPITests {
         #expect(uids.count == 250 && Set(uids).count == 250)
         #expect(try get(server, "/api/contacts?limit=101", headers: read).status == 400)
         #expect(try get(server, "/api/contacts?limit=0", headers: read).status == 400)
+    }
+
+    @Test("a version dated by a clock not set says so in the history's JSON")
+    func unsureTimeInHistory() throws {
+        let server = try makeContactsServer(FakeContacts(count: 2), tokens: tokens)
+        let response = try get(server, "/api/contacts/contact-00002/history", headers: read)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        let versions = try #require(json["versions"] as? [[String: Any]])
+        #expect(versions.map { $0["time_unsure"] as? Bool } == [nil, true])
     }
 
     @Test("every JSON resource has an ETag; If-None-Match with it gets 304; a contact's ETag is its hash")

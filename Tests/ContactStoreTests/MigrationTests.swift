@@ -17,7 +17,7 @@ struct MigrationTests {
         }
         #expect(
             tables == [
-                "contacts", "contacts_search", "contacts_search_config", "contacts_search_content",
+                "clock_unset", "contacts", "contacts_search", "contacts_search_config", "contacts_search_content",
                 "contacts_search_data", "contacts_search_docsize", "contacts_search_idx", "damaged_items", "history",
                 "refused_items", "rehash_pending", "remote_items", "remotes", "retention", "search_pending", "sequence",
                 "sync_runs", "texts",
@@ -226,7 +226,8 @@ struct SchemaNineMigrationTests {
             let raw = try Database(path: path)
             try raw.execute(Schema.migrations[8])
             try raw.execute(Schema.migrations[9])
-            try raw.setUserVersion(10)
+            try raw.execute(Schema.migrations[10])
+            try raw.setUserVersion(11)
             try raw.execute("UPDATE search_pending SET next_id = 100")
         }
         // A reading command cannot fill them in: it finds what it can by name.

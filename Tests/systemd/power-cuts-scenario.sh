@@ -183,8 +183,8 @@ if [ -e "$st/armed" ]; then
 		fi
 	fi
 	if [ "$op" = migration ]; then
-		note_check "the migration is done: schema 10, no fill-in pending" within 120 sh -c \
-			'[ "$(LD_LIBRARY_PATH=/opt/vm/pc/lib /opt/vm/pc/sqlite3 "file:'"$db"'?mode=ro" "PRAGMA user_version; SELECT count(*) FROM search_pending;" | paste -sd" ")" = "10 0" ]'
+		note_check "the migration is done: schema 11, no fill-in pending" within 120 sh -c \
+			'[ "$(LD_LIBRARY_PATH=/opt/vm/pc/lib /opt/vm/pc/sqlite3 "file:'"$db"'?mode=ro" "PRAGMA user_version; SELECT count(*) FROM search_pending;" | paste -sd" ")" = "11 0" ]'
 	fi
 	if [ "$op" = settings ]; then
 		note_check "settings.toml holds the name before or after the save" sh -c \
@@ -262,8 +262,9 @@ prune)
 	start_op="contactbox prune-history --db $db --max-versions 1"
 	;;
 migration)
-	# exactly schema 9's store: schema 10's objects dropped, schema 9's name index, its fill-in done
+	# exactly schema 9's store: schema 10's and 11's objects dropped, schema 9's name index, its fill-in done
 	sqlite "$db" <<'SQL'
+DROP TABLE clock_unset;
 DROP TRIGGER contacts_search_inserted;
 DROP TRIGGER contacts_search_updated;
 DROP TRIGGER contacts_search_deleted;

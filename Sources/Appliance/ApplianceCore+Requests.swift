@@ -28,7 +28,31 @@ extension ApplianceCore {
             ]
         case .undo(.cancel):
             guard undo.cancel() else { return [] }
+            if undo.recover != nil { return [.log(.notice, "Recover cancelled on the status page", [:])] }
             return [.log(.notice, "Undo cancelled on the status page", ["undo.run": "\(undo.shown?.run ?? 0)"])]
+        case .undo(.recover):
+            // Offered only while the store is damaged, from the copy the check found good.
+            guard storeDamaged, let copy = shown.damage?.copy else {
+                return [
+                    .log(
+                        .notice,
+                        storeDamaged
+                            ? "Recover not armed: no safety copy passes the check"
+                            : "Recover not armed: the store is sound",
+                        [:])
+                ]
+            }
+            let metadata: Logger.Metadata = ["store.copy_made": "\(copy.madeAt)"]
+            guard !pairing.isOpen else {
+                return [.log(.notice, "Recover not armed: a browser waits to be paired", metadata)]
+            }
+            guard undo.arm(recoverFrom: copy, at: now.monotonic, wallClock: now.wall) else {
+                return [.log(.notice, "Recover not armed: another change waits for the button or runs", metadata)]
+            }
+            return [
+                .log(
+                    .notice, "Recover armed on the status page: hold the button for 3 seconds to confirm", metadata)
+            ]
         case .restore(let restore):
             let metadata: Logger.Metadata = ["restore.history": "\(restore.historyID)"]
             guard !pairing.isOpen else {
@@ -83,6 +107,11 @@ extension ApplianceCore {
                 .log(.notice, "Long press: undo confirmed", ["undo.run": "\(run)"]),
                 requestPass(SyncRequest(.undo, undoRun: run)),
             ]
+        case .recoverConfirmed(let copy):
+            return [
+                .log(.notice, "Long press: recover confirmed", ["store.copy_made": "\(copy.madeAt)"]),
+                .recoverStore(from: copy),
+            ]
         case .restoreConfirmed(let restore):
             var request = SyncRequest(.undo)
             request.restore = restore
@@ -91,6 +120,7 @@ extension ApplianceCore {
                 requestPass(request),
             ]
         case .cancelled:
+            if undo.recover != nil { return [.log(.notice, "Button pressed: recover cancelled", [:])] }
             return [.log(.notice, "Button pressed: undo cancelled", ["undo.run": "\(run)"])]
         case .expired:
             return [undoExpired(run: run)]
@@ -116,7 +146,12 @@ extension ApplianceCore {
     }
 
     func undoExpired(run: Int64) -> Effect {
-        .log(
+        if undo.recover != nil {
+            return .log(
+                .notice, "Recover not confirmed at the box in time: cancelled",
+                ["undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
+        }
+        return .log(
             .notice, "Undo not confirmed at the box in time: cancelled",
             ["undo.run": "\(run)", "undo.waited": "\(UndoConfirmation.deadline.wholeSecondsRoundingUp)s"])
     }

@@ -67,6 +67,9 @@ public struct ApplianceCore: Sendable, Equatable {
         case reload([RemoteChange])
         /// The day's care of the store: its check and a safety copy (`SyncWorker.requestCare`).
         case careForStore
+        /// Recover the damaged store from its newest good safety copy (the page offered `from`; a long press
+        /// confirmed), then report it (`SyncWorker.requestRecover`).
+        case recoverStore(from: StatusSnapshot.Copy)
         case log(Logger.Level, Logger.Message, Logger.Metadata)
     }
 
@@ -94,7 +97,8 @@ public struct ApplianceCore: Sendable, Equatable {
     private var passAwaited = false
     /// When the store's next care is due; `Int64.max` while one runs.
     public private(set) var nextCare: Int64
-    /// SQLite's check found the store damaged: nothing is synced until it is recovered (`contactbox recover`).
+    /// SQLite's check found the store damaged: nothing is synced until it is recovered (on the page, confirmed by a
+    /// long press, or `contactbox recover`).
     public private(set) var storeDamaged = false
 
     public init(sync: SyncSettings, remotes: Int, now: Int64) {
@@ -185,17 +189,19 @@ public struct ApplianceCore: Sendable, Equatable {
         case .storeFailed(let message):
             // The worker logged it (the journal and the page).
             shown.state = .needsAttention(.storage, reason: "The contact store cannot be opened: \(message)")
-        case .storeChecked(let problems, let copies):
+        case .storeChecked(let problems, let copies, let goodCopy):
             shown.copies = copies
             if nextCare == .max { nextCare = now.monotonic + Self.careInterval.wholeMilliseconds }
             // The worker logged it. Nothing is synced from a damaged store: a pass would spread what it reads.
             guard let problem = problems.first else { break }
             storeDamaged = true
+            shown.damage = StatusSnapshot.Damage(problem: problem, copy: goodCopy)
             shown.state = .needsAttention(
                 .storage,
-                reason: "The store is damaged (SQLite's check: \(problem)). Nothing is synced until it is recovered:"
-                    + " stop the box and run contactbox recover, which puts back the newest safety copy; the next"
-                    + " sync brings back what changed since.")
+                reason: "The store is damaged (SQLite's check: \(problem)). Nothing is synced until it is recovered,"
+                    + " which puts back the newest good safety copy: on the status page, under Restore points"
+                    + " (confirmed by a long press of the button), or with the box stopped, contactbox recover. The"
+                    + " sync after it brings back what changed since.")
         case .copyPostponed, .copyFailed:
             nextCare = now.monotonic + Self.careRetry.wholeMilliseconds
         case .historyLoaded(let remotes):
@@ -222,7 +228,12 @@ public struct ApplianceCore: Sendable, Equatable {
             ]
         case .undoFinished(let result):
             undo.finished(result)
-            return [Self.undoFinished(result)]
+            guard result.recover != nil, result.phase == .done else { return [Self.undoFinished(result)] }
+            // Sound again: the damage's attention goes, and a pass brings back what changed since the copy.
+            storeDamaged = false
+            shown.damage = nil
+            if state != .stopping { shown.state = settled(.idle) }
+            return [Self.undoFinished(result), requestPass(SyncRequest(.recover, fullCheck: true))]
         }
         return []
     }
@@ -230,6 +241,16 @@ public struct ApplianceCore: Sendable, Equatable {
     /// The undo's result, in the journal and the page's events: counts only, never names (the events are shown
     /// without the password).
     static func undoFinished(_ result: StatusSnapshot.Undo) -> Effect {
+        if let recover = result.recover {
+            return result.phase == .done
+                ? .log(
+                    .notice, "Store recovered from a safety copy; syncing to bring back changes since",
+                    [
+                        "store.copy_made": "\(recover.copyMadeAt)", "store.contacts": "\(recover.contacts ?? 0)",
+                        "store.kept_as": "\(recover.keptAs ?? "")",
+                    ])
+                : .log(.error, "Store not recovered", ["store.error": "\(result.message ?? "")"])
+        }
         if result.restore != nil {
             return result.phase == .done
                 ? .log(
@@ -282,6 +303,9 @@ public struct ApplianceCore: Sendable, Equatable {
     /// systemd's status line and the simulated panel's.
     public var statusLine: String {
         if undo.isArmed {
+            if undo.recover != nil {
+                return "Waiting for a long press to recover the store from a safety copy (a short press cancels)"
+            }
             if undo.restore != nil { return "Waiting for a long press to restore a contact (a short press cancels)" }
             return "Waiting for a long press to undo run \(undo.shown?.run ?? 0) (a short press cancels)"
         }

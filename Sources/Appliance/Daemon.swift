@@ -189,6 +189,7 @@ public final class Daemon {
             case .forgetPairings: pairings.forgetAll()
             case .reload(let changes): reload(remoteChanges: changes)
             case .careForStore: worker.requestCare()
+            case .recoverStore(let copy): worker.requestRecover(offered: copy)
             case .log(let level, let message, let metadata): logger.log(level: level, message, metadata: metadata)
             }
         }

@@ -27,6 +27,8 @@ public final class StatusBoard: Sendable {
         public var undo: StatusSnapshot.Undo?
         /// The store's safety copies, newest first.
         public var copies: [StatusSnapshot.Copy] = []
+        /// While the store is damaged: what the check found, and the copy the page offers to recover from.
+        public var damage: StatusSnapshot.Damage?
     }
 
     public static let eventLimit = 20
@@ -74,6 +76,6 @@ public final class StatusBoard: Sendable {
             lastSync: contents.lastSync, nextSync: contents.nextSync, startedAt: startedAt,
             contacts: contents.contacts, remotes: contents.remotes, events: events.reversed(),
             version: version, build: build, counters: contents.counters, runs: contents.runs, undo: contents.undo,
-            copies: contents.copies)
+            copies: contents.copies, damage: contents.damage)
     }
 }

@@ -24,7 +24,7 @@ extension SyncPass {
                 "The store is damaged",
                 metadata: ["store.problem": "\(problems[0])", "store.problems": "\(problems.count)"])
         }
-        news(.storeChecked(problems: problems, copies: Self.copies(of: store.path)))
+        news(.storeChecked(problems: problems, copies: Self.copies(of: store.path), goodCopy: goodCopy(problems)))
         return problems.isEmpty
     }
 
@@ -51,7 +51,10 @@ extension SyncPass {
             }
         } catch let error as ContactStoreError where error.code == .damaged {
             logger.error("The store is damaged", metadata: ["store.problem": "\(error.message)"])
-            news(.storeChecked(problems: [error.message], copies: Self.copies(of: store.path)))
+            news(
+                .storeChecked(
+                    problems: [error.message], copies: Self.copies(of: store.path), goodCopy: goodCopy([error.message]))
+            )
             return false
         } catch {
             logger.warning("No safety copy could be made", metadata: ["store.error": "\(error)"])
@@ -61,6 +64,21 @@ extension SyncPass {
     }
 
     static func copies(of path: String) -> [StatusSnapshot.Copy] {
-        ContactStore.copies(of: path).map { StatusSnapshot.Copy(madeAt: $0.madeAt / 1000, bytes: $0.bytes) }
+        ContactStore.copies(of: path).map(snapshotCopy)
+    }
+
+    /// The copy a recover would put in place of the store at `path` (the newest that passes the check), for the
+    /// page's offer; nil when none does.
+    static func goodCopy(of path: String) -> StatusSnapshot.Copy? {
+        ContactStore.newestGoodCopy(of: path).map(snapshotCopy)
+    }
+
+    static func snapshotCopy(_ copy: StoreCopy) -> StatusSnapshot.Copy {
+        StatusSnapshot.Copy(madeAt: copy.madeAt / 1000, bytes: copy.bytes)
+    }
+
+    /// Only a damaged store's copies are checked: a sound one has no use for them.
+    private func goodCopy(_ problems: [String]) -> StatusSnapshot.Copy? {
+        problems.isEmpty ? nil : Self.goodCopy(of: store.path)
     }
 }

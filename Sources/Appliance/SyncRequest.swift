@@ -22,6 +22,9 @@ public enum SyncTrigger: String, Sendable, CaseIterable {
     /// A long press confirmed an undo armed on the status page (or a restore armed on a contact's page): it, then
     /// a pass to carry it to the remotes.
     case undo
+    /// A damaged store was recovered from a safety copy (armed on the status page, confirmed by a long press): a
+    /// pass that compares every item, so that the remotes bring back what changed since the copy.
+    case recover
 }
 
 /// One pass to run: why, and how.

@@ -4,6 +4,7 @@ import ContactStore
 import Logging
 import StatusServer
 import Synchronization
+import SystemSupport
 
 /// Runs sync passes on a thread of its own, one at a time, and tells the main loop what happened as events (it
 /// writes nothing the main loop reads). A request that arrives while a pass runs waits, merged
@@ -29,15 +30,17 @@ public final class SyncWorker: Sendable {
         /// The store cannot be opened: nothing can be synced until a person looks.
         case storeFailed(String)
         /// SQLite's quick check of the store (at the start, and with the day's care): the problems it found, none
-        /// when the store is sound; and the safety copies there are, newest first.
-        case storeChecked(problems: [String], copies: [StatusSnapshot.Copy])
+        /// when the store is sound; the safety copies there are, newest first; and, when it is damaged, the newest
+        /// copy that passes the check (what a recover would put in place; nil when none does).
+        case storeChecked(problems: [String], copies: [StatusSnapshot.Copy], goodCopy: StatusSnapshot.Copy? = nil)
         /// The day's safety copy gave way to a pass asked for: it is made again later.
         case copyPostponed
         /// The day's safety copy could not be made (a full disk?): the copies there are stay.
         case copyFailed(String)
         /// What undoing a run would change (phase `previewed`), or why it cannot be undone (`failed`).
         case undoPreviewed(StatusSnapshot.Undo)
-        /// A confirmed undo was done (`done`, before the pass that carries it to the remotes) or failed.
+        /// A confirmed undo, restore or recover was done (`done`, before the pass that carries it to the remotes) or
+        /// failed.
         case undoFinished(StatusSnapshot.Undo)
     }
 
@@ -46,6 +49,8 @@ public final class SyncWorker: Sendable {
     private let carePending = Atomic<Bool>(false)
     /// The run whose undo the page asked to preview; a newer ask replaces it.
     private let pendingPreview = Mutex<Int64?>(nil)
+    /// A recover of the damaged store was confirmed (`requestRecover`): the copy the page offered.
+    private let pendingRecover = Mutex<StatusSnapshot.Copy?>(nil)
     private let events = Mutex<[Event]>([])
     /// The configuration the next pass uses, and what a reload since the last pass asks of the store first.
     private let settings: Mutex<(configuration: Configuration, changes: [RemoteChange], reloaded: Bool)>
@@ -68,24 +73,46 @@ public final class SyncWorker: Sendable {
         makePass: @escaping @Sendable (_ report: @escaping (Event) -> Void) throws -> SyncPass
     ) throws(ApplianceError) {
         let thread = try WorkerThread { [self] in
-            let pass: SyncPass
+            var pass: SyncPass?
             do {
-                pass = try makePass { [self] in post($0) }
-                try pass.loadHistory(settings.withLock { $0.configuration })
+                let opened = try makePass { [self] in post($0) }
+                try opened.loadHistory(settings.withLock { $0.configuration })
+                pass = opened
             } catch let error as ContactStoreError where error.code == .damaged {
                 // Damage that stops even the opening: what the check would have found.
                 logger.error("The store is damaged", metadata: ["store.problem": "\(error.message)"])
-                post(.storeChecked(problems: [error.message], copies: SyncPass.copies(of: storePath)))
-                return
+                post(
+                    .storeChecked(
+                        problems: [error.message], copies: SyncPass.copies(of: storePath),
+                        goodCopy: SyncPass.goodCopy(of: storePath)))
             } catch {
                 logger.error("The contact store cannot be opened", metadata: ["store.error": "\(error)"])
                 post(.storeFailed("\(error)"))
                 return
             }
-            if pass.checkStore() { loop(pass) }
-            // A damaged store is left alone (a pass would carry what it reads to the remotes): the core shows it, and
-            // `contactbox recover`, with the box stopped, is the way on.
-            while !isStopping { wake.wait() }
+            var sound = pass?.checkStore() ?? false
+            while !isStopping {
+                if sound, let pass {
+                    // A recover is for a damaged store only; none is taken over into a later damage.
+                    pendingRecover.withLock { $0 = nil }
+                    // Until the daemon stops, or the day's care finds the store damaged.
+                    loop(pass)
+                    sound = false
+                    continue
+                }
+                // A damaged store is left alone (a pass would carry what it reads to the remotes): the core shows
+                // it, and a recover (confirmed on the page, or `contactbox recover` with the box stopped) is the way
+                // on.
+                guard let offered = pendingRecover.withLock({ $0.take() }) else {
+                    wake.wait()
+                    continue
+                }
+                // This thread's connection closes before the file is replaced.
+                pass = nil
+                let recovered = recover(storePath: storePath, offered: offered, logger: logger, makePass: makePass)
+                (pass, sound) = (recovered.pass, recovered.sound)
+                post(.undoFinished(recovered.result))
+            }
         }
         self.thread.withLock { $0 = thread }
     }
@@ -99,6 +126,13 @@ public final class SyncWorker: Sendable {
     /// Asks for the day's care of the store (`SyncPass.careForStore`), done when no pass waits.
     public func requestCare() {
         carePending.store(true, ordering: .relaxed)
+        wake.signal()
+    }
+
+    /// Asks for the recover of the damaged store, which the page offered from `copy` and a long press confirmed.
+    /// Taken only while the store is damaged (the worker passes no sync then).
+    public func requestRecover(offered copy: StatusSnapshot.Copy) {
+        pendingRecover.withLock { $0 = copy }
         wake.signal()
     }
 
@@ -179,6 +213,49 @@ public final class SyncWorker: Sendable {
             // A pass's buffers (listings, cards, HTTP bodies) are free now: give the pages back until the next one.
             malloc_trim(0)
             post(.passFinished(result))
+        }
+    }
+
+    /// The recover a long press confirmed, on this thread, with no connection of its own open on the store: the
+    /// newest good safety copy put in its place (`ContactStore.recover`: the damaged files are moved aside, never
+    /// deleted), then the store opened and checked again. The page's connections see the new file and reopen
+    /// (`StoreContacts`). The daemon's own shared `StoreLock` is no obstacle: it only keeps `contactbox recover`
+    /// out while the daemon runs. Returns the new pass, whether the store is sound, and what the page shows.
+    private func recover(
+        storePath: String, offered: StatusSnapshot.Copy, logger: Logger,
+        makePass: (_ report: @escaping (Event) -> Void) throws -> SyncPass
+    ) -> (pass: SyncPass?, sound: Bool, result: StatusSnapshot.Undo) {
+        func failed(_ copy: StatusSnapshot.Copy, _ message: String) -> StatusSnapshot.Undo {
+            StatusSnapshot.Undo(
+                run: 0, phase: .failed, message: message, recover: StatusSnapshot.Undo.Recover(copyMadeAt: copy.madeAt))
+        }
+        guard let copy = ContactStore.newestGoodCopy(of: storePath) else {
+            // The page's offer goes: it has nothing left to offer.
+            let problems = ContactStore.problems(atPath: storePath)
+            if !problems.isEmpty {
+                post(.storeChecked(problems: problems, copies: SyncPass.copies(of: storePath), goodCopy: nil))
+            }
+            return (nil, false, failed(offered, "no safety copy passes the check any more; nothing changed"))
+        }
+        let used = SyncPass.snapshotCopy(copy)
+        let aside: String
+        do {
+            aside = try ContactStore.recover(storePath, from: copy, at: wallClockMillis())
+        } catch {
+            return (nil, false, failed(used, "\(error)"))
+        }
+        do {
+            let pass = try makePass { [self] in post($0) }
+            try pass.loadHistory(settings.withLock { $0.configuration })
+            let contacts = try pass.store.count()
+            guard pass.checkStore() else {
+                return (pass, false, failed(used, "the store put back fails the check too; it is kept as it is"))
+            }
+            let recover = StatusSnapshot.Undo.Recover(copyMadeAt: used.madeAt, contacts: contacts, keptAs: aside)
+            return (pass, true, StatusSnapshot.Undo(run: 0, phase: .done, recover: recover))
+        } catch {
+            logger.error("The recovered store cannot be opened", metadata: ["store.error": "\(error)"])
+            return (nil, false, failed(used, "the store put back cannot be opened: \(error)"))
         }
     }
 

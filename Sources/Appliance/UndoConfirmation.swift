@@ -6,7 +6,8 @@ import SystemSupport
 ///
 /// The page can only ask: `preview` (the worker works out what the undo would change), then `arm` once that is
 /// shown. Armed, the box waits ``deadline`` for a long press of its button: the long press confirms and the undo
-/// runs, a short press cancels, and without either it expires. A page alone never changes a contact.
+/// runs, a short press cancels, and without either it expires. A page alone never changes a contact. A contact's
+/// restore and the recover of a damaged store from a safety copy are armed at once and confirmed the same way.
 ///
 /// Precedence: while an undo is armed, the button answers it and nothing else. A long press confirms the undo, not
 /// deletions held by the guard (those wait for their own long press after the undo's pass), and a short press
@@ -21,6 +22,8 @@ public struct UndoConfirmation: Sendable, Equatable {
     public private(set) var armedUntil: Int64?
     /// The restore a contact's page armed instead of an undo (shown as `restore`): what a long press carries out.
     public private(set) var restore: PageRestore?
+    /// The safety copy a recover armed on the page puts in place of the damaged store (shown as `recover`).
+    public private(set) var recover: StatusSnapshot.Copy?
 
     public init() {}
 
@@ -37,6 +40,7 @@ public struct UndoConfirmation: Sendable, Equatable {
         shown = StatusSnapshot.Undo(run: run, phase: .checking)
         armedUntil = nil
         restore = nil
+        recover = nil
         return true
     }
 
@@ -49,6 +53,20 @@ public struct UndoConfirmation: Sendable, Equatable {
             restore: request.name.isEmpty ? "(no name)" : request.name)
         armedUntil = now + Self.deadline.wholeMilliseconds
         restore = request
+        recover = nil
+        return true
+    }
+
+    /// The page asks to recover the damaged store from `copy` (the newest that passed the check): armed at once.
+    /// Returns false while another undo, restore or recover waits for the button or runs.
+    public mutating func arm(recoverFrom copy: StatusSnapshot.Copy, at now: Int64, wallClock: Int64) -> Bool {
+        guard !isBusy else { return false }
+        shown = StatusSnapshot.Undo(
+            run: 0, phase: .armed, deadline: wallClock + Self.deadline.wholeSecondsRoundingUp,
+            recover: StatusSnapshot.Undo.Recover(copyMadeAt: copy.madeAt))
+        armedUntil = now + Self.deadline.wholeMilliseconds
+        restore = nil
+        recover = copy
         return true
     }
 
@@ -93,6 +111,8 @@ public struct UndoConfirmation: Sendable, Equatable {
         case confirmed(run: Int64)
         /// A long press: carry out this restore now.
         case restoreConfirmed(PageRestore)
+        /// A long press: recover the store now; the page offered this copy (the worker takes the newest good one then).
+        case recoverConfirmed(StatusSnapshot.Copy)
         /// A short press.
         case cancelled
         /// Too late: the deadline passed before the press ended (and the press does nothing else).
@@ -109,12 +129,14 @@ public struct UndoConfirmation: Sendable, Equatable {
         }
         end(.confirmed)
         if let restore { return .restoreConfirmed(restore) }
+        if let recover { return .recoverConfirmed(recover) }
         return .confirmed(run: run)
     }
 
-    /// The worker's undo of the confirmed run (`done` or `failed`).
+    /// The worker's undo of the confirmed run, or its recover (`done` or `failed`).
     public mutating func finished(_ result: StatusSnapshot.Undo) {
-        guard shown?.phase == .confirmed, shown?.run == result.run else { return }
+        guard shown?.phase == .confirmed, shown?.run == result.run, (shown?.recover == nil) == (result.recover == nil)
+        else { return }
         shown = result
     }
 

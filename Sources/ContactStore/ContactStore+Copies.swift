@@ -86,23 +86,44 @@ extension ContactStore {
         return Self.copies(of: path).first.map { .made($0) } ?? .unchanged
     }
 
+    /// What SQLite's quick check finds in the database at `path`, opened only to read (one that cannot even be
+    /// opened: why); none when it is sound.
+    public static func problems(atPath path: String) -> [String] {
+        do {
+            return try ContactStore(readingOnly: path).quickCheck()
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    /// The copy a recover puts in place: the newest that passes the quick check now (each was checked when it was
+    /// made, but the card may have damaged it since); nil when there is none, or none passes.
+    public static func newestGoodCopy(of storePath: String) -> StoreCopy? {
+        copies(of: storePath).first { problems(atPath: $0.path).isEmpty }
+    }
+
     /// Puts `copy` in place of the store at `storePath`: the store's files (with its write-ahead log) are moved
     /// aside as `NAME.damaged-TIME`, never deleted, and the copy's bytes written in their place (the copy stays).
-    /// The store must not be open anywhere (`StoreLock`). Returns where the old store went.
+    /// No connection of the caller's may be open on the store: `contactbox recover` holds `StoreLock` alone, the
+    /// daemon's worker closes its own first (the page's connections see the new file and reopen). Returns where
+    /// the old store went.
     public static func recover(_ storePath: String, from copy: StoreCopy, at time: Int64) throws -> String {
         let aside = "\(storePath).damaged-\(time / 1000)"
         // The new file gets the old one's owner (root runs recover; the service's user opens the store).
         var info = stat()
         let owner = stat(storePath, &info) == 0 || stat(copy.path, &info) == 0 ? (info.st_uid, info.st_gid) : nil
+        // The copy's bytes first, so that the store's name is missing only between two renames (a page that
+        // writes then would make a new store there).
+        let partial = storePath + ".recovering"
+        try copyFile(copy.path, to: partial)
+        if let owner, getuid() == 0 { chown(partial, owner.0, owner.1) }
         for suffix in ["", "-wal", "-shm"] where access(storePath + suffix, F_OK) == 0 {
             guard rename(storePath + suffix, aside + suffix) == 0 else {
+                unlink(partial)
                 throw ContactStoreError(
                     .readOnly, "cannot move \(storePath + suffix) aside: \(String(cString: strerror(errno)))")
             }
         }
-        let partial = storePath + ".recovering"
-        try copyFile(copy.path, to: partial)
-        if let owner, getuid() == 0 { chown(partial, owner.0, owner.1) }
         guard rename(partial, storePath) == 0 else {
             throw ContactStoreError(.readOnly, "cannot rename \(partial): \(String(cString: strerror(errno)))")
         }

@@ -256,11 +256,13 @@ final class RequestHandler: Sendable {
         return isRead ? page : .methodNotAllowed(allow: "GET, HEAD")
     }
 
-    /// The undo's three steps: `/api/undo/preview`, `/api/undo` (arm) and `/api/undo/cancel`.
+    /// The undo's three steps: `/api/undo/preview`, `/api/undo` (arm) and `/api/undo/cancel`; and the recover of a
+    /// damaged store, armed as an undo is: `/api/recover`.
     private static func undoStep(_ path: UnsafePointer<CChar>) -> String? {
         if strcmp(path, "/api/undo/preview") == 0 { return "preview" }
         if strcmp(path, "/api/undo") == 0 { return "arm" }
         if strcmp(path, "/api/undo/cancel") == 0 { return "cancel" }
+        if strcmp(path, "/api/recover") == 0 { return "recover" }
         return nil
     }
 
@@ -272,6 +274,7 @@ final class RequestHandler: Sendable {
             undo(.cancel)
             return .undoRequested(step: step, run: nil)
         }
+        if step == "recover" { return answerRecover() }
         guard let run = UndoRequest.runNumber(text.map { String(cString: $0) }) else {
             return .badRequest("Which run? Give its number, as the page lists it: /api/undo/preview?run=42")
         }
@@ -290,6 +293,27 @@ final class RequestHandler: Sendable {
             undo(.arm(run: run))
         }
         return .undoRequested(step: step, run: run)
+    }
+
+    /// Hands the recover of the damaged store to the daemon, which arms it (the box then waits for a long press).
+    /// Only while the store is damaged and has a good copy, and no undo waits for the button or runs; the daemon
+    /// checks the same again.
+    private func answerRecover() -> Response {
+        let current = snapshot()
+        guard let damage = current.damage else {
+            return .conflict("The store passes its check: there is nothing to recover.")
+        }
+        guard damage.copy != nil else {
+            return .conflict(
+                "No safety copy of the store passes the check, so there is none to recover from: nothing changed.")
+        }
+        if let undo = current.undo, undo.phase == .armed || undo.phase == .confirmed {
+            return .conflict(
+                "Another change is \(undo.phase == .armed ? "waiting for the button" : "running"); cancel it or wait"
+                    + " for it to end first.")
+        }
+        undo(.recover)
+        return .undoRequested(step: "recover", run: nil)
     }
 
     /// Whether the page asks for a password (so a request that got this far gave it).

@@ -15,16 +15,21 @@
 ///           "outcome":"ok","store":{"created":1,"updated":3,"deleted":0},
 ///           "remote_counts":{"uploaded":0,"downloaded":1,"updated":3,"deleted":0},"note":null}],
 ///  "undo":{"run":42,"phase":"armed","deadline":1700000120,"revived":0,"reverted":3,"deleted":1,"skipped":0,
-///          "undo_run":null,"message":null,"restore":null,"contacts":[{"name":"Ada Lovelace","action":"reverted"}]},
-///  "copies":[{"made":1699900000,"bytes":7340032}]}
+///          "undo_run":null,"message":null,"restore":null,"recover":null,
+///          "contacts":[{"name":"Ada Lovelace","action":"reverted"}]},
+///  "copies":[{"made":1699900000,"bytes":7340032}],
+///  "damage":null}
 /// ```
 ///
 /// `undo` is null until an undo is asked for on the page; its `contacts` are empty unless the page has a password.
+/// While the store is damaged, `damage` is `{"problem":"...","copy":{"made":1699900000,"bytes":7340032}}` (`copy`
+/// null: no good safety copy). A recover asked for on the page is an `undo` with `run` 0 and `recover`
+/// `{"copy_made":1699900000,"contacts":null,"kept_as":null}`; once done, `contacts` and `kept_as` say what it did.
 enum StatusJSON {
     /// Every key at the top level, in the order written: the tests check each is present.
     static let topLevelKeys = [
         "state", "summary", "attention", "advice", "leds", "last_sync", "next_sync", "started_at", "contacts",
-        "remotes", "events", "version", "build", "runs", "undo", "copies",
+        "remotes", "events", "version", "build", "runs", "undo", "copies", "damage",
     ]
 
     static func render(_ snapshot: StatusSnapshot, into writer: inout ByteWriter) {
@@ -75,14 +80,26 @@ enum StatusJSON {
         writer.raw(",\"undo\":")
         if let undo = snapshot.undo { render(undo, into: &writer) } else { writer.raw("null") }
         writer.raw(",\"copies\":")
-        writer.jsonArray(snapshot.copies) { copy, writer in
-            writer.raw("{\"made\":")
-            writer.decimal(copy.madeAt)
-            writer.raw(",\"bytes\":")
-            writer.decimal(copy.bytes)
+        writer.jsonArray(snapshot.copies, render)
+        writer.raw(",\"damage\":")
+        if let damage = snapshot.damage {
+            writer.raw("{\"problem\":")
+            writer.jsonString(damage.problem)
+            writer.raw(",\"copy\":")
+            if let copy = damage.copy { render(copy, into: &writer) } else { writer.raw("null") }
             writer.raw("}")
+        } else {
+            writer.raw("null")
         }
         writer.raw("}\n")
+    }
+
+    private static func render(_ copy: StatusSnapshot.Copy, into writer: inout ByteWriter) {
+        writer.raw("{\"made\":")
+        writer.decimal(copy.madeAt)
+        writer.raw(",\"bytes\":")
+        writer.decimal(copy.bytes)
+        writer.raw("}")
     }
 
     private static func render(_ run: StatusSnapshot.Run, into writer: inout ByteWriter) {
@@ -144,6 +161,18 @@ enum StatusJSON {
         writer.jsonString(undo.message)
         writer.raw(",\"restore\":")
         writer.jsonString(undo.restore)
+        writer.raw(",\"recover\":")
+        if let recover = undo.recover {
+            writer.raw("{\"copy_made\":")
+            writer.decimal(recover.copyMadeAt)
+            writer.raw(",\"contacts\":")
+            writer.jsonNumber(recover.contacts.map(Int64.init))
+            writer.raw(",\"kept_as\":")
+            writer.jsonString(recover.keptAs)
+            writer.raw("}")
+        } else {
+            writer.raw("null")
+        }
         writer.raw(",\"contacts\":")
         writer.jsonArray(undo.contacts) { contact, writer in
             writer.raw("{\"name\":")

@@ -75,8 +75,9 @@ extension StatusPage {
             .run-store,.run-remote{margin:.2rem 0 0;color:var(--muted);font-size:.9rem;overflow-wrap:anywhere}
             .undo-form{margin:.35rem 0 0}
             button.undo-run{min-height:36px;padding:.35rem .9rem;background:var(--line);color:var(--text)}
-            .undo{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--warn);border-radius:.5rem;\
-            background:var(--bg)}
+            .undo,.recover{margin:0 0 1rem;padding:.75rem 1rem;border-left:4px solid var(--warn);border-radius:.5rem;\
+            background:var(--bg)}.recover{border-left-color:var(--bad)}
+            #recover-text{margin:0;overflow-wrap:anywhere}#recover-form{margin:.5rem 0 0}
             .undo-armed{border-left-color:var(--bad)}.undo-done{border-left-color:var(--ok)}
             .undo form{display:inline-block;margin:.5rem .5rem 0 0}
             #undo-text,#undo-result{margin:0;overflow-wrap:anywhere}#undo-result{color:var(--bad)}
@@ -229,6 +230,7 @@ extension StatusPage {
           }
           function undoText(u) {
             if (u.restore !== null) return restoreText(u);
+            if (u.recover !== null) return recoverText(u);
             var run = "run " + u.run;
             switch (u.phase) {
               case "checking": return "Checking what undoing " + run + " would change\\u2026";
@@ -260,6 +262,43 @@ extension StatusPage {
               case "expired": return "The restore of " + who + " was not confirmed at the box in time; nothing changed.";
               default: return u.phase;
             }
+          }
+          function localTime(unix) { return new Date(unix * 1000).toLocaleString(); }
+          function recoverText(u) {
+            var r = u.recover, copy = "the copy of " + localTime(r.copy_made);
+            switch (u.phase) {
+              case "armed": return "To recover the store from " + copy + ", hold the button on the box for 3 " +
+                "seconds, until all lights are on, then let go. A short press cancels; unconfirmed, it lapses by itself.";
+              case "confirmed": return "Recovering the store from " + copy + "\\u2026";
+              case "done": return "Recovered from " + copy + ": " + (r.contacts || 0) + " contact" +
+                (r.contacts === 1 ? "" : "s") + "; the damaged store is kept as " +
+                (r.kept_as === null ? "a file beside it" : r.kept_as) + "; syncing to bring back changes since.";
+              case "failed": return "The recover from " + copy + " failed: " +
+                (u.message === null ? "see the events" : u.message) + ".";
+              case "cancelled": return "The recover of the store was cancelled; nothing changed.";
+              case "expired": return "The recover of the store was not confirmed at the box in time; nothing changed.";
+              default: return u.phase;
+            }
+          }
+          function recoverOffer(d) {
+            return d.copy === null ? "The store is damaged, and no safety copy passes the check: there is none to " +
+              "recover from, and nothing changed." : "The store is damaged. Recovering puts its newest good safety " +
+              "copy in its place (the damaged store is kept), confirmed by a long press of the box's button; the " +
+              "sync after it brings back what changed on the address books since the copy.";
+          }
+          function renderRecover(s) {
+            var box = byId("recover"), d = s.damage;
+            box.hidden = d === null;
+            if (d === null) return;
+            var made = d.copy === null ? "" : String(d.copy.made);
+            byId("recover-text").textContent = recoverOffer(d);
+            var busy = s.undo !== null && (s.undo.phase === "armed" || s.undo.phase === "confirmed");
+            byId("recover-form").hidden = d.copy === null || busy;
+            if (box.getAttribute("data-copy") === made) return;
+            box.setAttribute("data-copy", made);
+            var button = byId("recover-now");
+            button.replaceChildren("Recover from the safety copy of ", timeNode(d.copy === null ? null : d.copy.made,
+              "", true));
           }
           function renderUndo(u) {
             var box = byId("undo");
@@ -317,6 +356,7 @@ extension StatusPage {
               fill("events", s.events.map(eventItem), "Nothing yet.");
               fill("runs", s.runs.map(runItem), "No changes to the contacts yet.");
             }
+            renderRecover(s);
             renderUndo(s.undo);
             var version = byId("version");
             version.querySelector(".version").textContent = s.version;
@@ -366,7 +406,7 @@ extension StatusPage {
           document.addEventListener("submit", function (event) {
             var form = event.target;
             if (!form.classList.contains("undo-form") && form.id !== "undo-confirm-form" &&
-              form.id !== "undo-cancel-form") return;
+              form.id !== "undo-cancel-form" && form.id !== "recover-form") return;
             event.preventDefault();
             var result = byId("undo-result");
             result.textContent = "";

@@ -6,10 +6,13 @@
 /// Hooks: `#runs` holding one `li.run.kind-<kind>` per restore point (`data-run`) with `.run-what`, `time`,
 /// `.run-store`, `.run-remote` and `form.undo-form` (its `button.undo-run`); `#undo` (hidden until an undo is asked
 /// for, class `undo-<phase>`, `data-phase`, `data-run`) with `#undo-text`, `#undo-contacts`, `#undo-confirm-form`
-/// and its `#undo-confirm`, `#undo-cancel-form` and its `#undo-cancel`.
+/// and its `#undo-confirm`, `#undo-cancel-form` and its `#undo-cancel`. While the store is damaged, `#recover`
+/// (`data-copy`: the Unix seconds of the copy offered, empty when none is good) with `#recover-text` and
+/// `#recover-form` (posts to `/api/recover`) and its `#recover-now`; the recover it arms shows in `#undo` as an undo.
 extension StatusPage {
     static func restorePoints(_ snapshot: StatusSnapshot, now: Int64, into w: inout ByteWriter) {
         w.raw("<section>\n<h2>Restore points</h2>\n<p id=\"undo-result\" role=\"alert\"></p>\n")
+        recover(snapshot, into: &w)
         undo(snapshot.undo, into: &w)
         w.raw("<ol id=\"runs\">\n")
         for run in snapshot.runs { self.run(run, now: now, into: &w) }
@@ -41,6 +44,33 @@ extension StatusPage {
         w.raw("\">")
         w.html(undoLabel(run))
         w.raw("</button></form></li>\n")
+    }
+
+    /// The offer to recover a damaged store: its button while no change waits for the button or runs.
+    private static func recover(_ snapshot: StatusSnapshot, into w: inout ByteWriter) {
+        let copy = snapshot.damage?.copy
+        w.raw("<div id=\"recover\" class=\"recover\" data-copy=\"")
+        if let copy { w.decimal(copy.madeAt) }
+        w.raw("\"")
+        if snapshot.damage == nil { w.raw(" hidden") }
+        w.raw("><p id=\"recover-text\">")
+        w.html(snapshot.damage.map(recoverOffer) ?? "")
+        w.raw("</p>\n<form id=\"recover-form\" method=\"post\" action=\"/api/recover\"")
+        let busy = snapshot.undo.map { $0.phase == .armed || $0.phase == .confirmed } ?? false
+        if copy == nil || busy { w.raw(" hidden") }
+        w.raw("><button id=\"recover-now\" type=\"submit\">Recover from the safety copy of ")
+        time(copy?.madeAt, id: nil, empty: "", now: nil, into: &w)
+        w.raw("</button></form>\n</div>\n")
+    }
+
+    /// What `#recover-text` says of the damage; the script has the same words (`recoverOffer`).
+    static func recoverOffer(_ damage: StatusSnapshot.Damage) -> String {
+        damage.copy == nil
+            ? "The store is damaged, and no safety copy passes the check: there is none to recover from, and nothing"
+                + " changed."
+            : "The store is damaged. Recovering puts its newest good safety copy in its place (the damaged store is"
+                + " kept), confirmed by a long press of the box's button; the sync after it brings back what changed"
+                + " on the address books since the copy."
     }
 
     private static func undo(_ undo: StatusSnapshot.Undo?, into w: inout ByteWriter) {
@@ -120,6 +150,7 @@ extension StatusPage {
     /// One line per step; the script has the same words (`undoText`).
     static func undoText(_ undo: StatusSnapshot.Undo) -> String {
         if let who = undo.restore { return restoreText(undo, who: who) }
+        if let recover = undo.recover { return recoverText(undo, recover) }
         let run = "run \(undo.run)"
         switch undo.phase {
         case .checking: return "Checking what undoing \(run) would change\u{2026}"
@@ -150,6 +181,26 @@ extension StatusPage {
         case .failed: return "The restore of \(who) failed: \(undo.message ?? "see the events")."
         case .cancelled: return "The restore of \(who) was cancelled; nothing changed."
         case .expired: return "The restore of \(who) was not confirmed at the box in time; nothing changed."
+        case .checking, .previewed: return undo.phase.rawValue
+        }
+    }
+
+    /// The recover of a damaged store, waiting for the button or done; the script has the same words
+    /// (`recoverText`), with the time in the browser's zone.
+    static func recoverText(_ undo: StatusSnapshot.Undo, _ recover: StatusSnapshot.Undo.Recover) -> String {
+        let copy = "the copy of " + UnixTime.utcText(recover.copyMadeAt)
+        switch undo.phase {
+        case .armed:
+            return "To recover the store from \(copy), hold the button on the box for 3 seconds, until all lights are"
+                + " on, then let go. A short press cancels; unconfirmed, it lapses by itself."
+        case .confirmed: return "Recovering the store from \(copy)\u{2026}"
+        case .done:
+            let contacts = recover.contacts ?? 0
+            return "Recovered from \(copy): \(contacts) contact\(contacts == 1 ? "" : "s"); the damaged store is kept"
+                + " as \(recover.keptAs ?? "a file beside it"); syncing to bring back changes since."
+        case .failed: return "The recover from \(copy) failed: \(undo.message ?? "see the events")."
+        case .cancelled: return "The recover of the store was cancelled; nothing changed."
+        case .expired: return "The recover of the store was not confirmed at the box in time; nothing changed."
         case .checking, .previewed: return undo.phase.rawValue
         }
     }

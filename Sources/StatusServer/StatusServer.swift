@@ -6,8 +6,9 @@ import SystemSupport
 
 /// The appliance's status page (`/`), its JSON (`/api/status`), its Prometheus metrics (`/metrics`) and the
 /// "Sync now" action (`POST /api/sync`), pairing a browser with the box (`/api/pairing`: the box's button decides)
-/// and the undo's steps (`POST /api/undo/preview`, `/api/undo`, `/api/undo/cancel`: from a paired browser only;
-/// none changes a contact, the box's button confirms), served by libmicrohttpd.
+/// and the undo's steps (`POST /api/undo/preview`, `/api/undo`, `/api/undo/cancel`) and a damaged store's recover
+/// (`POST /api/recover`): from a paired browser only; none changes a contact, the box's button confirms. Served by
+/// libmicrohttpd.
 ///
 /// Listening starts in `init` and ends with `stop()` or when the server is released. MHD runs one internal thread
 /// with epoll (where there is epoll): a status page sees a few requests a second, and one thread answering each from

@@ -33,6 +33,8 @@ public struct StatusSnapshot: Sendable, Equatable {
     public var undo: Undo?
     /// The store's safety copies, newest first (none yet: an empty list).
     public var copies: [Copy]
+    /// Set while SQLite's check finds the store damaged: the page then offers to recover it.
+    public var damage: Damage?
 
     /// How many restore points the page lists.
     public static let runLimit = 10
@@ -173,6 +175,9 @@ public struct StatusSnapshot: Sendable, Equatable {
         /// Set when what waits for the button is a restore of one contact from its page (`run` is then the history
         /// row it goes back before): the contact's name, or "a contact" where names are not shown.
         public var restore: String?
+        /// Set when what waits for the button is the recover of the damaged store from a safety copy (`run` is
+        /// then 0).
+        public var recover: Recover?
 
         public static let contactLimit = 10
 
@@ -190,7 +195,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         public init(
             run: Int64, phase: Phase, deadline: Int64? = nil, revived: Int = 0, reverted: Int = 0, deleted: Int = 0,
             skipped: Int = 0, undoRun: Int64? = nil, message: String? = nil, contacts: [Contact] = [],
-            restore: String? = nil
+            restore: String? = nil, recover: Recover? = nil
         ) {
             self.run = run
             self.phase = phase
@@ -203,6 +208,36 @@ public struct StatusSnapshot: Sendable, Equatable {
             self.message = message
             self.contacts = contacts
             self.restore = restore
+            self.recover = recover
+        }
+
+        /// The recover of a damaged store from a safety copy, asked for on the page and confirmed by the button: the
+        /// copy, then what it did.
+        public struct Recover: Sendable, Equatable {
+            /// When the copy was made, Unix seconds.
+            public var copyMadeAt: Int64
+            /// Once done: the contacts in the store put back, and where the damaged store was kept.
+            public var contacts: Int?
+            public var keptAs: String?
+
+            public init(copyMadeAt: Int64, contacts: Int? = nil, keptAs: String? = nil) {
+                self.copyMadeAt = copyMadeAt
+                self.contacts = contacts
+                self.keptAs = keptAs
+            }
+        }
+    }
+
+    /// A damaged store, as the check found it: what SQLite said, and the copy a recover would put in place.
+    public struct Damage: Sendable, Equatable {
+        /// SQLite's first problem.
+        public var problem: String
+        /// The newest safety copy that passes the check; nil when there is none.
+        public var copy: Copy?
+
+        public init(problem: String, copy: Copy?) {
+            self.problem = problem
+            self.copy = copy
         }
     }
 
@@ -234,7 +269,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         state: String, summary: String, attention: String? = nil, advice: String? = nil, leds: [LED],
         lastSync: Int64? = nil, nextSync: Int64? = nil, startedAt: Int64, contacts: Int, remotes: [Remote],
         events: [Event], version: String, build: String, counters: Counters = Counters(), runs: [Run] = [],
-        undo: Undo? = nil, copies: [Copy] = []
+        undo: Undo? = nil, copies: [Copy] = [], damage: Damage? = nil
     ) {
         self.state = state
         self.summary = summary
@@ -253,6 +288,7 @@ public struct StatusSnapshot: Sendable, Equatable {
         self.runs = runs
         self.undo = undo
         self.copies = copies
+        self.damage = damage
     }
 
     /// The snapshot without contact names, for a page without a password (anyone on the network can read it).

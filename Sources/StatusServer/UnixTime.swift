@@ -12,6 +12,13 @@ enum UnixTime {
         writer.raw(" UTC")
     }
 
+    /// "2024-05-01 09:05 UTC", for a sentence built as a String.
+    static func utcText(_ seconds: Int64) -> String {
+        var writer = ByteWriter(capacity: 24)
+        writeUTC(seconds, into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// "2024-05-01T09:05:00Z", for a `<time datetime>` attribute (HTML's "valid global date and time string").
     static func writeISO(_ seconds: Int64, into writer: inout ByteWriter) {
         let date = CivilDate(seconds)

@@ -12,11 +12,29 @@ import SystemSupport
 /// write opens a writable one and keeps it, so that a box whose page only reads never holds a writer. A store that
 /// does not exist yet (the daemon's first start) or has an older schema (a migration on its way) answers 503 in
 /// words until it can be read.
+///
+/// The daemon may put another file in the store's place (a recover from a safety copy, the damaged one moved
+/// aside): each connection remembers the file it opened (device and inode), and one whose path now names another
+/// file is closed and opened again on the new one.
 public final class StoreContacts: ContactsBackend, @unchecked Sendable {
     let path: String
     let now: () -> Int64
-    private var readStore: ContactStore?
-    private var writeStore: ContactStore?
+    private var readStore: (store: ContactStore, file: FileIdentity?)?
+    private var writeStore: (store: ContactStore, file: FileIdentity?)?
+
+    /// Which file a path names: its device and inode.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// The file at `path` now; nil when there is none.
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
 
     public init(path: String, now: @escaping () -> Int64 = wallClockMillis) {
         self.path = path
@@ -25,24 +43,35 @@ public final class StoreContacts: ContactsBackend, @unchecked Sendable {
 
     // MARK: The two connections
 
-    /// The read-only connection, opened now if it is not yet.
+    /// The read-only connection, opened now if it is not yet, or again if the store's file was replaced.
     func reader() throws(ContactsError) -> ContactStore {
-        if let readStore { return readStore }
+        // Taken before the opening: a file replaced meanwhile is seen at the next call.
+        let file = FileIdentity(path: path)
+        if let readStore, readStore.file == file { return readStore.store }
+        readStore = nil
         do {
             let store = try ContactStore(readingOnly: path, now: now)
-            readStore = store
+            readStore = (store, file)
             return store
         } catch {
             throw Self.openingError(error, path: path)
         }
     }
 
-    /// The writable connection, opened (and the schema migrated, when it must be) at the first write, then kept.
+    /// The writable connection, opened (and the schema migrated, when it must be) at the first write, then kept
+    /// while the store's file is the one it opened.
     func writer() throws(ContactsError) -> ContactStore {
-        if let writeStore { return writeStore }
+        let file = FileIdentity(path: path)
+        if let writeStore, writeStore.file == file { return writeStore.store }
+        // Gone between the two renames that put another file in its place: not made anew here.
+        if file == nil, writeStore != nil {
+            writeStore = nil
+            throw ContactsError(status: 503, Self.settingUp)
+        }
+        writeStore = nil
         do {
             let store = try ContactStore(path: path, now: now)
-            writeStore = store
+            writeStore = (store, file)
             return store
         } catch {
             throw Self.openingError(error, path: path)

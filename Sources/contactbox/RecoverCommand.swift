@@ -37,17 +37,16 @@ struct RecoverCommand: ParsableCommand {
         }
         defer { withExtendedLifetime(lock) {} }
         if access(path, F_OK) == 0 {
-            let problems = Self.problems(path)
+            let problems = ContactStore.problems(atPath: path)
             if problems.isEmpty, !force {
                 Terminal.note("\(path) passes the check: nothing to recover (--force puts the copy in place anyway).")
                 return
             }
             for problem in problems.prefix(10) { print("damaged: \(problem)") }
         }
-        let copies = ContactStore.copies(of: path)
-        guard let copy = copies.first(where: { Self.problems($0.path).isEmpty }) else {
+        guard let copy = ContactStore.newestGoodCopy(of: path) else {
             Terminal.error(
-                copies.isEmpty
+                ContactStore.copies(of: path).isEmpty
                     ? "no safety copy in \(ContactStore.copiesFolder(of: path)): the box makes one a day when the store"
                         + " changed"
                     : "no good safety copy in \(ContactStore.copiesFolder(of: path)): each fails the check")
@@ -67,14 +66,5 @@ struct RecoverCommand: ParsableCommand {
                 + "\(count == 1 ? "" : "s"). The store that was there is kept as \(aside). Start the box"
                 + " (systemctl start contactbox) or run `contactbox sync`: the sync brings back what changed on the"
                 + " remotes since the copy.")
-    }
-
-    /// What SQLite's quick check finds in the database at `path` (one that cannot even be opened: why).
-    static func problems(_ path: String) -> [String] {
-        do {
-            return try ContactStore(readingOnly: path).quickCheck()
-        } catch {
-            return ["\(error)"]
-        }
     }
 }

@@ -468,4 +468,79 @@ struct ApplianceCoreTests {
         driver.now += ApplianceCore.careInterval.wholeMilliseconds
         #expect(Self.cares(driver.send(.tick)) == 0)
     }
+
+    @Test("a damaged store: the page offers the good copy, a long press recovers, and the pass after it syncs")
+    func recoverFromThePage() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        // Sound: nothing to recover.
+        #expect(CoreDriver.messages(driver.send(.page(.undo(.recover)))) == ["Recover not armed: the store is sound"])
+        #expect(driver.core.undo.shown == nil)
+        let copy = StatusSnapshot.Copy(madeAt: 1_699_000_000, bytes: 8_192)
+        _ = driver.send(.worker(.storeChecked(problems: ["Tree 4 page 4"], copies: [copy], goodCopy: copy)))
+        #expect(driver.core.shown.damage == StatusSnapshot.Damage(problem: "Tree 4 page 4", copy: copy))
+        guard case .needsAttention(.storage, let reason) = driver.core.state else {
+            Issue.record("not the store's attention: \(driver.core.state)")
+            return
+        }
+        #expect(reason.contains("on the status page") && reason.contains("contactbox recover"))
+
+        let armed = driver.send(.page(.undo(.recover)))
+        #expect(CoreDriver.messages(armed).first?.hasPrefix("Recover armed on the status page") == true)
+        #expect(driver.core.undo.shown?.phase == .armed)
+        #expect(driver.look == .awaitingLongPress)
+        #expect(driver.core.statusLine.hasPrefix("Waiting for a long press to recover the store"))
+        // The long press recovers (no pass: the store is still damaged until the worker is done).
+        let confirmed = driver.send(.button(.long))
+        #expect(confirmed.contains(.recoverStore(from: copy)))
+        #expect(CoreDriver.passes(confirmed).isEmpty)
+        #expect(driver.core.storeDamaged)
+        let done = StatusSnapshot.Undo(
+            run: 0, phase: .done,
+            recover: StatusSnapshot.Undo.Recover(copyMadeAt: copy.madeAt, contacts: 20, keptAs: "/s.damaged-1"))
+        _ = driver.send(.worker(.storeChecked(problems: [], copies: [copy])))
+        let finished = driver.send(.worker(.undoFinished(done)))
+        #expect(CoreDriver.passes(finished) == [SyncRequest(.recover, fullCheck: true)])
+        #expect(CoreDriver.messages(finished).first?.hasPrefix("Store recovered from a safety copy") == true)
+        #expect(!driver.core.storeDamaged && driver.core.shown.damage == nil)
+        #expect(driver.core.state == .idle)
+        #expect(driver.core.shown.undo == done)
+        // Sound again: the button and the schedule sync as before.
+        driver.runPass(SyncRequest(.recover, fullCheck: true), to: .idle, taking: 1_000)
+        #expect(CoreDriver.passes(driver.send(.button(.short))) == [SyncRequest(.button)])
+    }
+
+    @Test("a damaged store without a good copy: nothing to arm; a short press or the deadline cancel an armed one")
+    func recoverRefusedOrCancelled() {
+        var driver = CoreDriver()
+        driver.startAndRun(to: .idle, taking: 2_000)
+        _ = driver.send(.worker(.storeChecked(problems: ["Tree 4 page 4"], copies: [], goodCopy: nil)))
+        #expect(driver.core.shown.damage == StatusSnapshot.Damage(problem: "Tree 4 page 4", copy: nil))
+        #expect(
+            CoreDriver.messages(driver.send(.page(.undo(.recover))))
+                == ["Recover not armed: no safety copy passes the check"])
+        #expect(driver.core.undo.shown == nil)
+
+        let copy = StatusSnapshot.Copy(madeAt: 1_699_000_000, bytes: 8_192)
+        _ = driver.send(.worker(.storeChecked(problems: ["Tree 4 page 4"], copies: [copy], goodCopy: copy)))
+        _ = driver.send(.page(.undo(.recover)))
+        let cancelled = driver.send(.button(.short))
+        #expect(CoreDriver.messages(cancelled) == ["Button pressed: recover cancelled"])
+        #expect(!cancelled.contains(.recoverStore(from: copy)))
+        #expect(driver.core.undo.shown?.phase == .cancelled)
+        _ = driver.send(.page(.undo(.recover)))
+        driver.now += UndoConfirmation.deadline.wholeMilliseconds
+        #expect(CoreDriver.messages(driver.send(.tick)).contains("Recover not confirmed at the box in time: cancelled"))
+        #expect(driver.core.undo.shown?.phase == .expired)
+        #expect(!driver.send(.button(.long)).contains(.recoverStore(from: copy)))
+        #expect(driver.core.storeDamaged && driver.look == .attention(.storage))
+        // A recover that failed leaves the damage as it was.
+        _ = driver.send(.page(.undo(.recover)))
+        _ = driver.send(.button(.long))
+        let failed = StatusSnapshot.Undo(
+            run: 0, phase: .failed, message: "no good copy",
+            recover: StatusSnapshot.Undo.Recover(copyMadeAt: copy.madeAt))
+        #expect(CoreDriver.passes(driver.send(.worker(.undoFinished(failed)))).isEmpty)
+        #expect(driver.core.storeDamaged && driver.core.shown.undo?.phase == .failed)
+    }
 }

@@ -133,7 +133,7 @@ struct DaemonUndoTests {
     }
 }
 
-private func readText(_ path: String) -> String? {
+func readText(_ path: String) -> String? {
     guard let file = fopen(path, "rb") else { return nil }
     defer { fclose(file) }
     var bytes: [UInt8] = []
@@ -146,7 +146,7 @@ private func readText(_ path: String) -> String? {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-private func writeText(_ path: String, _ text: String) throws {
+func writeText(_ path: String, _ text: String) throws {
     guard let file = fopen(path, "wb") else { throw ApplianceError("cannot write \(path)") }
     defer { fclose(file) }
     let bytes = Array(text.utf8)
@@ -154,7 +154,7 @@ private func writeText(_ path: String, _ text: String) throws {
 }
 
 extension String {
-    fileprivate func replacingOccurrences(_ target: String, with replacement: String) -> String {
+    func replacingOccurrences(_ target: String, with replacement: String) -> String {
         var result = ""
         var rest = self[...]
         while let range = rest.firstRange(of: target) {

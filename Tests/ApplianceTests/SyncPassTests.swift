@@ -319,7 +319,7 @@ struct SyncWorkerTests {
         events += worker.takeEvents()
         #expect(worker.stop(waitingAtMost: .seconds(2)))
         events += worker.takeEvents()
-        let problems = events.compactMap { if case .storeChecked(let problems, _) = $0 { problems } else { nil } }
+        let problems = events.compactMap { if case .storeChecked(let problems, _, _) = $0 { problems } else { nil } }
         #expect(problems.count == 1 && !(problems.first?.isEmpty ?? true), "\(events)")
         #expect(!events.contains { if case .passStarted = $0 { true } else { false } }, "\(events)")
     }
@@ -395,7 +395,7 @@ struct SyncPassRetentionTests {
 struct StoreCareTests {
     func checks(_ news: PassNews) -> [(problems: [String], copies: Int)] {
         news.events.compactMap {
-            if case .storeChecked(let problems, let copies) = $0 { (problems, copies.count) } else { nil }
+            if case .storeChecked(let problems, let copies, _) = $0 { (problems, copies.count) } else { nil }
         }
     }
 

@@ -134,4 +134,43 @@ struct UndoConfirmationTests {
         let undone = undo.button(long: true, at: 41_000)
         #expect(again && undoArmed && undone == .confirmed(run: 7))
     }
+
+    @Test("a recover of the damaged store arms at once; a long press hands on the copy, a short one cancels")
+    func recoverArmed() {
+        var undo = UndoConfirmation()
+        let copy = StatusSnapshot.Copy(madeAt: 1_699_990_000, bytes: 40_960)
+        let armed = undo.arm(recoverFrom: copy, at: 10_000, wallClock: 1_700_000_000)
+        #expect(armed)
+        #expect(undo.isArmed && undo.shown?.run == 0 && undo.shown?.deadline == 1_700_000_120)
+        #expect(undo.shown?.recover == StatusSnapshot.Undo.Recover(copyMadeAt: 1_699_990_000))
+        #expect(undo.nextWake == 130_000)
+        // One change at a time: no undo, restore or second recover while it waits.
+        let previewed = undo.preview(run: 5)
+        let restored = undo.arm(PageRestore(uid: "ada", historyID: 12, name: "Ada"), at: 11_000, wallClock: 0)
+        let again = undo.arm(recoverFrom: copy, at: 11_000, wallClock: 0)
+        #expect(!previewed && !restored && !again)
+        #expect(undo.button(long: true, at: 20_000) == .recoverConfirmed(copy))
+        #expect(undo.shown?.phase == .confirmed && undo.isBusy)
+        // An undo's result of run 0 is not the recover's.
+        undo.finished(StatusSnapshot.Undo(run: 0, phase: .done))
+        #expect(undo.shown?.phase == .confirmed)
+        let done = StatusSnapshot.Undo(
+            run: 0, phase: .done,
+            recover: StatusSnapshot.Undo.Recover(copyMadeAt: 1_699_990_000, contacts: 20, keptAs: "/s.damaged-1"))
+        undo.finished(done)
+        #expect(undo.shown == done && !undo.isBusy)
+
+        let rearmed = undo.arm(recoverFrom: copy, at: 30_000, wallClock: 0)
+        #expect(rearmed && undo.button(long: false, at: 31_000) == .cancelled)
+        #expect(undo.shown?.phase == .cancelled && undo.shown?.recover != nil)
+        let expiring = undo.arm(recoverFrom: copy, at: 40_000, wallClock: 0)
+        #expect(expiring && !undo.expire(at: 159_999) && undo.expire(at: 160_000))
+        #expect(undo.shown?.phase == .expired && undo.button(long: true, at: 170_000) == .notArmed)
+        // An undo after it is an undo again, not the recover.
+        let preview = undo.preview(run: 7)
+        undo.previewed(StatusSnapshot.Undo(run: 7, phase: .previewed, reverted: 1))
+        let undoArmed = undo.arm(run: 7, at: 200_000, wallClock: 0)
+        #expect(preview && undoArmed && undo.recover == nil && undo.shown?.recover == nil)
+        #expect(undo.button(long: true, at: 201_000) == .confirmed(run: 7))
+    }
 }

@@ -131,6 +131,28 @@ struct CopiesTests {
         #expect(ContactStore.copies(of: path) == [copy])
     }
 
+    @Test("the copy a recover takes is the newest that passes the check now: one the card damaged since is skipped")
+    func newestGoodCopy() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("contacts.sqlite")
+        #expect(ContactStore.newestGoodCopy(of: path) == nil)
+        let store = try ContactStore(path: path)
+        _ = try store.importChunk(try people(0..<80))
+        _ = try store.makeCopy()
+        try store.upsert(try makeCard(uid: "u1", name: "Renamed"), reason: "test")
+        _ = try store.makeCopy()
+        let copies = ContactStore.copies(of: path)
+        #expect(copies.count == 2)
+        #expect(ContactStore.newestGoodCopy(of: path) == copies.first)
+        #expect(ContactStore.problems(atPath: path) == [])
+        try damage(copies[0].path, table: "contacts")
+        #expect(!ContactStore.problems(atPath: copies[0].path).isEmpty)
+        #expect(ContactStore.newestGoodCopy(of: path) == copies[1])
+        try damage(copies[1].path, table: "contacts")
+        #expect(ContactStore.newestGoodCopy(of: path) == nil)
+        #expect(ContactStore.problems(atPath: directory.file("missing.sqlite")).count == 1)
+    }
+
     @Test("a torn write-ahead log after a power cut costs its last commits, never the store's soundness")
     func tornLog() throws {
         let directory = try TemporaryDirectory()

@@ -50,6 +50,24 @@ struct BrowserTests {
         #expect(!dom.contains("Lovelace"))
     }
 
+    @Test("The script draws a damaged store's recover offer and the recover waiting for the button from the JSON")
+    func recoverDom() throws {
+        try #require(chromiumMissing == nil, "\(chromiumMissing ?? "")")
+        let server = try makeServer(snapshot: makeDamagedSnapshot(.armed))
+        let output = try runChromium(["--dump-dom", "http://127.0.0.1:\(server.port)/"])
+        let start = try #require(output.firstRange(of: "<html"), "no DOM in Chromium's output:\n\(output)")
+        let dom = String(output[start.lowerBound...])
+        // Set after the script's render(): an error in drawing the offer or the recover would leave it out.
+        #expect(dom.contains(#"data-live="1""#), "the page's script did not update the page")
+        #expect(dom.contains(#"<div id="recover" class="recover" data-copy="1699990000">"#))
+        #expect(dom.contains("The store is damaged. Recovering puts its newest good safety copy in its place"))
+        #expect(dom.contains(#"action="/api/recover" hidden="">"#))
+        // The script's words, with the copy's time in the browser's zone where the server wrote UTC.
+        #expect(dom.contains(#"<p id="undo-text">To recover the store from the copy of "#))
+        #expect(!dom.contains("the copy of 2023-11-14 19:26 UTC, hold"))
+        #expect(dom.contains(", hold the button on the box for 3 seconds"))
+    }
+
     @Test("A phone-sized screenshot of the page is saved as an artefact")
     func screenshot() throws {
         try #require(chromiumMissing == nil, "\(chromiumMissing ?? "")")

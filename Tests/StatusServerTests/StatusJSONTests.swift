@@ -17,7 +17,7 @@ struct StatusJSONTests {
         #expect(
             json.keys == [
                 "state", "summary", "attention", "advice", "leds", "last_sync", "next_sync", "started_at", "contacts",
-                "remotes", "events", "version", "build", "runs", "undo", "copies",
+                "remotes", "events", "version", "build", "runs", "undo", "copies", "damage",
             ])
         #expect(json["leds"]?[0]?.keys == ["name", "lit", "pattern"])
         #expect(

@@ -52,8 +52,10 @@ struct UndoPageTests {
         #expect(
             undo.keys == [
                 "run", "phase", "deadline", "revived", "reverted", "deleted", "skipped", "undo_run", "message",
-                "restore", "contacts",
+                "restore", "recover", "contacts",
             ])
+        #expect(undo["recover"] == .null)
+        #expect(json["damage"] == .null)
         #expect(undo["phase"] == .string("armed"))
         #expect(undo["deadline"] == .number("1700000120"))
         #expect(undo["reverted"] == .number("3"))

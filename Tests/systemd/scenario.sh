@@ -358,6 +358,75 @@ check "Damaged store: the box starts sound, with its $PHOTOS_CONTACTS contacts, 
 	wait_status '"state":"idle".*"contacts":'"$PHOTOS_CONTACTS"'[,}]' "$SYNC_BOUND_S"
 check "Damaged store: contactbox check passes" contactbox check --db "$store"
 
+# ---- No clock at boot (issue 36): the box starts with its clock 2 years behind, not set, as a Pi without a
+# battery-backed clock does until the network time sets it (systemd-timesyncd's traces stand in for it: its state
+# folder, and /run/systemd/timesync/synchronized, touched when the clock is set). An edit on the box then, and an
+# earlier one on the server: the conflict waits (no red), and once the clock is set the box's edit, the later one,
+# wins, its time put right; then the clock an hour ahead, put back. No burst of passes after a jump, none stalled.
+book=$(sed -n 's/^url = "\(.*\)"$/\1/p' /etc/contactbox/contactbox.toml | head -n 1)
+clock_card() { printf 'BEGIN:VCARD\r\nVERSION:3.0\r\nUID:clock-test\r\nFN:Clock Test\r\nN:Test;Clock;;;\r\nNOTE:%s\r\n%bEND:VCARD\r\n' "$@"; }
+put_card() { clock_card "$@" | curl -sf -o /dev/null -u "alice:$RADICALE_PASSWORD" -X PUT -H 'Content-Type: text/vcard' --data-binary @- "${book}clock-test.vcf"; }
+server_note() { curl -sf -u "alice:$RADICALE_PASSWORD" "${book}clock-test.vcf" | tr -d '\r' | sed -n 's/^NOTE://p'; }
+box_edit() { clock_card "$1" "" >/tmp/clock.vcf && runuser -u contactbox -- contactbox import --update --db "$store" /tmp/clock.vcf >/dev/null; }
+true_now() { echo $((truth + $(cut -d. -f1 /proc/uptime) - uptime0)); }
+# clock_unset OFFSET_S: the box stopped, the clock set OFFSET_S off and not synchronised, the box started again
+clock_unset() {
+	systemctl stop "$unit"
+	mkdir -p /var/lib/systemd/timesync /run/systemd/timesync
+	rm -f /run/systemd/timesync/synchronized
+	date -s "@$(($(true_now) + $1))" >/dev/null
+	restart_box start
+}
+# clock_set: the network time: the clock right again, and said to be
+clock_set() { date -s "@$(true_now)" >/dev/null && touch /run/systemd/timesync/synchronized; }
+next_sync_ok() { # the next pass is due within the interval (1 h) of now, by the true clock
+	local next
+	next=$(curl -s http://127.0.0.1:8080/api/status | sed -n 's/.*"next_sync":\([0-9]*\).*/\1/p')
+	[ -n "$next" ] && [ "$next" -gt "$(date +%s)" ] && [ "$next" -le $(($(date +%s) + 3660)) ]
+}
+truth=$(date +%s) uptime0=$(cut -d. -f1 /proc/uptime)
+check "No clock: a card on the server" put_card "as first written" ""
+curl -s -o /dev/null -X POST http://127.0.0.1:8080/api/sync
+check "No clock: the box has it" within 60 sh -c 'contactbox show --db "$0" clock-test 2>/dev/null | grep -q "as first written"' "$store"
+clock_unset $((-730 * 86400))
+check "No clock: two years behind, the box says its clock is not set" within 60 sh -c \
+	'journalctl -u contactbox -b --no-pager -o cat | grep -q "The clock is not set yet"'
+check "No clock: an edit on the server, an hour ago by its REV" \
+	put_card "the server's, earlier" "REV:$(date -u -d "@$(($(true_now) - 3600))" +%Y%m%dT%H%M%SZ)\r\n"
+check "No clock: an edit on the box, now" box_edit "the box's, later"
+mark_journal /tmp/clock.cursor
+curl -s -o /dev/null -X POST http://127.0.0.1:8080/api/sync
+check "No clock: the conflict waits for the correct time" wait_status '"state":"waiting_for_time"' 120
+check "No clock: the page says why" status_has 'Waiting for the correct time: 1 conflict'
+check "No clock: no red: the error LED is dark" status_has '"name":"error","lit":false'
+check "No clock: nothing went out: the server keeps its version" test "$(server_note)" = "the server's, earlier"
+clock_set
+check "No clock: set by the network, the box syncs at once and its later edit wins" within 60 sh -c \
+	'[ "$(curl -sf -u "alice:$1" "$0clock-test.vcf" | tr -d "\r" | sed -n "s/^NOTE://p")" = "the box'"'"'s, later" ]' \
+	"$book" "$RADICALE_PASSWORD"
+check "No clock: idle again" wait_status '"state":"idle"' 60
+check "No clock: the journal says the clock was set" grep -q "The clock is set from the network time" \
+	<(journal_since /tmp/clock.cursor)
+check "No clock: the edit's time is put right (this year, not two years back), unmarked" sh -c \
+	'contactbox history --db "$0" clock-test --json | grep "\"reason\":\"replaced by import\"" | head -n 1 | grep "\"time\":\"$(date -u +%Y)" | grep -vq time_unsure' "$store"
+sleep 20
+check "No clock: no burst of passes after the jump (2 at most: the one asked for, the one at the setting)" \
+	test "$(journal_since /tmp/clock.cursor | grep -c 'Sync pass started')" -le 2
+check "No clock: nor a stalled schedule: the next pass within the hour" next_sync_ok
+clock_unset 3600
+check "No clock: an hour ahead, an edit on the box" box_edit "an hour ahead"
+edited=$(true_now)
+clock_set
+curl -s -o /dev/null -X POST http://127.0.0.1:8080/api/sync
+check "No clock: set back an hour, the box syncs the edit" within 60 sh -c \
+	'[ "$(curl -sf -u "alice:$1" "$0clock-test.vcf" | tr -d "\r" | sed -n "s/^NOTE://p")" = "an hour ahead" ]' \
+	"$book" "$RADICALE_PASSWORD"
+check "No clock: the edit's time is put back an hour (within a minute of when it was made)" sh -c \
+	'ms=$(contactbox history --db "$0" clock-test --json | grep "replaced by import" | head -n 1 | sed -n "s/.*\"time_ms\":\([0-9]*\).*/\1/p"); [ $((ms / 1000 - $1)) -le 60 ] && [ $(($1 - ms / 1000)) -le 60 ]' \
+	"$store" "$edited"
+check "No clock: the schedule is not stalled by the clock going back" next_sync_ok
+rm -rf /var/lib/systemd/timesync
+
 # ---- The box's name, set on the page by the paired browser: the daemon publishes it over mDNS with avahi-publish
 # (as its own user, in its cgroup), and the page answers to it
 # publishers: the PIDs of the avahi-publish processes in the unit's cgroup (no procps in the guest)

@@ -2,7 +2,8 @@
 public enum ConflictPolicy: String, Sendable, CaseIterable {
     /// The version with the later `REV` wins. A change made on the box carries its time as `REV`; the local change
     /// time stands in for a missing local `REV`, and the time of the sync (when the box first saw it) for a missing
-    /// remote one. A tie goes to the remote, the version the rest of the household sees.
+    /// remote one. A tie goes to the remote, the version the rest of the household sees. A local time the box's clock
+    /// could not vouch for is none (`SyncSession.plan`: such a conflict waits for the clock, or the remote wins).
     case newest
     case local
     case remote

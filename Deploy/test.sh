@@ -115,8 +115,9 @@ if [[ $# -eq 0 ]]; then
 fi
 
 # --- Power cuts, the short form: the same guest on a disk that loses unflushed writes ---
-# (Tests/systemd/power-cuts.sh --short: 2 cuts at random moments, a first download of 2,000 contacts and a sync
-# with 1 % changed on each side, each checked after the box boots again; about 3 min. The full form, 30 cuts over
+# (Tests/systemd/power-cuts.sh --short: 1 cut at a random moment of a first download of 2,000 contacts or of a sync
+# with 1 % changed on each side (the run's seed chooses), checked after the box boots again; about 2 min. The full
+# form, 30 cuts over
 # 7 operations, is a script of its own: Docs/measurements/power-cuts.md.) It says SKIPPED where QEMU cannot run.
 if [[ $# -eq 0 ]]; then
     Tests/systemd/power-cuts.sh --short || fail "power cuts, the short form (Tests/systemd/power-cuts.sh --short)"

@@ -23,7 +23,8 @@ Options:
   --seed S      seeds the moments and the lossy disk's choices (default: random, printed: give it again to repeat
                 a run's moments)
   --contacts N  contacts in the Radicale book (default 10000)
-  --short       the short form of Deploy/test.sh: 2 cuts (a first download, a sync), 2000 contacts
+  --short       the short form of Deploy/test.sh: 1 cut, in a first download or a sync (the seed chooses), 2000
+                contacts
   -h, --help    this text
 Environment: GPIO_VM_RUN names another harness; GPIO_VM_CACHE its cache.
 EOF2
@@ -35,7 +36,7 @@ while [[ $# -gt 0 ]]; do
             [[ ${2:-} =~ ^[0-9]+$ ]] || { usage >&2; exit 64; }
             case $1 in --cuts) cuts=$2 ;; --seed) seed=$2 ;; --contacts) contacts=$2 ;; esac
             shift ;;
-        --short) short=1 cuts=2 contacts=2000 ;;
+        --short) short=1 cuts=1 contacts=2000 ;;
         -h | --help) usage; exit 0 ;;
         *) echo "power-cuts: unknown option $1" >&2; usage >&2; exit 64 ;;
     esac
@@ -63,7 +64,7 @@ ops=(download upload sync undo prune migration settings)
 RANDOM=$seed
 plan=()
 for ((i = 0; i < cuts; i++)); do
-    op=${ops[i % ${#ops[@]}]}
+    op=${ops[(i + short * seed) % ${#ops[@]}]}
     plan+=("$op:$(((RANDOM * 32768 + RANDOM) % ${span[$op]}))")
 done
 echo "power-cuts: $cuts cuts, seed $seed (--seed $seed repeats these moments), $contacts contacts" >&2

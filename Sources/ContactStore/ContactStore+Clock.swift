@@ -10,7 +10,7 @@ extension ContactStore {
     /// How far a change's time can be believed.
     public enum TimeTrust: Sendable, Equatable {
         case trusted
-        /// Dated by this boot's clock before it was set: right once it is (the box waits for that).
+        /// Dated by this boot's clock before it was set: put right at the store's first write once it is.
         case waiting
         /// Dated by the clock of a boot that ended before it was set: never known.
         case unsure
@@ -65,7 +65,7 @@ extension ContactStore {
                 AND (\(column)_to IS NULL OR \(column)_to >= ?1) ORDER BY id DESC LIMIT 1
                 """, id)
         else { return .trusted }
-        return boot == status.boot && !status.synchronized ? .waiting : .unsure
+        return boot == status.boot ? .waiting : .unsure
     }
 
     private func noteClock(_ status: ClockStatus) throws -> Int {

@@ -206,7 +206,8 @@ public final class SyncPass {
                 return Result(state: .offline, schedule: .retryLater)
             // HTTPError.explainTLS's words for a certificate not valid yet: by a clock not set, it may well be.
             case .unreachable where message.contains("is not valid yet") && !clockIsSet():
-                let reason = "Waiting for the correct time: \(remote)'s certificate is not valid yet by the box's clock,"
+                let reason =
+                    "Waiting for the correct time: \(remote)'s certificate is not valid yet by the box's clock,"
                     + " which is not set"
                 return Result(state: .waitingForTime(reason), schedule: .retryLater)
             case .unavailable, .unreachable, .tooSlow, .notFound, .malformed, .invalidSyncToken, .preconditionFailed,

@@ -20,7 +20,8 @@ extension ContactStore {
     /// this boot's stretches put right once it is. Called by every write before it takes a change sequence number
     /// or adds a history row or a run, inside its transaction.
     func stamp() throws -> Int64 {
-        try noteClock(clockStatus())
+        // In a transaction of its own when the write has none: a correction is whole or not made.
+        _ = try db.transaction { try noteClock(clockStatus()) }
         return now()
     }
 
@@ -104,7 +105,9 @@ extension ContactStore {
             let shift = status.bootStart - stretch.bootStart
             let r = stretch.ranges
             // A chunk of rows a statement: a first download dated by an unset clock is thousands of contacts.
-            for (table, key, after, to) in [("contacts", "change_seq", r[0] ?? 0, r[1]), ("history", "id", r[2] ?? 0, r[3])] {
+            for (table, key, after, to) in [
+                ("contacts", "change_seq", r[0] ?? 0, r[1]), ("history", "id", r[2] ?? 0, r[3]),
+            ] {
                 let time = table == "contacts" ? "changed_at" : "recorded_at"
                 var cursor = after
                 while let last = try db.scalarInt64(

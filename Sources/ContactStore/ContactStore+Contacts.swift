@@ -45,7 +45,8 @@ extension ContactStore {
             guard let existing = try storedRow(uid: uid), !existing.deleted else {
                 return false
             }
-            try tombstone(existing, origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: try stamp())
+            try tombstone(
+                existing, origin: HistoryOrigin(reason: reason, remoteID: remoteID, runID: runID), at: try stamp())
             return true
         }
     }

@@ -84,7 +84,8 @@ extension ContactStore {
     /// are listed, and undone, like a sync's.
     public func beginOperation(_ kind: RunKind, note: String) throws -> Int64 {
         try db.run(
-            "INSERT INTO sync_runs (remote_id, started_at, kind, note) VALUES (NULL, ?, ?, ?)", try stamp(), kind.rawValue,
+            "INSERT INTO sync_runs (remote_id, started_at, kind, note) VALUES (NULL, ?, ?, ?)", try stamp(),
+            kind.rawValue,
             note)
         return db.lastInsertRowID
     }

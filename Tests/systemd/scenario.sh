@@ -431,7 +431,7 @@ check "No clock: the edit's time is put right (this year, not two years back), u
 sleep 20
 check "No clock: no burst of passes after the jump (2 at most: the one asked for, the one at the setting)" \
 	test "$(journal_since /tmp/clock.cursor | grep -c 'Sync pass started')" -le 2
-check "No clock: nor a stalled schedule: the next pass within the hour" next_sync_ok
+check "No clock: nor a stalled schedule: the next pass within the hour" within 30 next_sync_ok
 clock_unset 3600
 check "No clock: an hour ahead, an edit on the box" box_edit "an hour ahead"
 edited=$(true_now)
@@ -443,7 +443,7 @@ check "No clock: set back an hour, the box syncs the edit" within 60 sh -c \
 check "No clock: the edit's time is put back an hour (within a minute of when it was made)" sh -c \
 	'ms=$(contactbox history --db "$0" clock-test --json | grep "replaced by import" | head -n 1 | sed -n "s/.*\"time_ms\":\([0-9]*\).*/\1/p"); [ $((ms / 1000 - $1)) -le 60 ] && [ $(($1 - ms / 1000)) -le 60 ]' \
 	"$store" "$edited"
-check "No clock: the schedule is not stalled by the clock going back" next_sync_ok
+check "No clock: the schedule is not stalled by the clock going back" within 30 next_sync_ok
 rm -rf /var/lib/systemd/timesync
 
 # ---- The box's name, set on the page by the paired browser: the daemon publishes it over mDNS with avahi-publish

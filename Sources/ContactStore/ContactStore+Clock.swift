@@ -31,9 +31,9 @@ extension ContactStore {
         clockStatus().synchronized ? card.stampingRevision(milliseconds: time) : card.removingRevision()
     }
 
-    /// Puts right what this boot dated before its clock was set, when it now is (the daemon calls it when it sees
-    /// the clock set, so that the times are right before anything is decided by them). Returns the number of
-    /// stretches put right.
+    /// Puts right now what this boot dated before its clock was set, when it now is, as the store's next write
+    /// would (a pass's first write, before anything is decided by those times). Returns the number of stretches put
+    /// right.
     @discardableResult
     public func settleClock() throws -> Int {
         try db.transaction { try noteClock(clockStatus()) }

@@ -153,7 +153,8 @@ if [ "$GPIO_VM_BOOT" = 3 ]; then
 		pass "Page remote: nothing denied in the journal since the reboot"
 	fi
 	# ---- No clock: the box started two years behind, its clock not set
-	check "No clock: the box started two years behind (the RTC's offset)" test "$(date +%s)" -lt $(($(net_time) - 700 * 86400))
+	# (systemd moves a clock earlier than its own build forward to that date: still far behind)
+	check "No clock: the box started months behind (the RTC two years back)" test "$(date +%s)" -lt $(($(net_time) - 30 * 86400))
 	check "No clock: the box says its clock is not set" sh -c \
 		'journalctl -u contactbox -b --no-pager -o cat | grep -q "The clock is not set yet"'
 	check "No clock: its start-up sync is listed marked (clock not set)" sh -c \

@@ -3,7 +3,8 @@
 # build and the tests need, runs `swift test` with any extra arguments, e.g.
 #   Deploy/test.sh --filter VCardTests
 # then (without arguments) a short run of each fuzz target, short runs of the setup, writes, contacts
-# and care benchmarks (Deploy/bench/setup.sh, writes.sh, contacts.sh, care.sh), the hardware scenarios in
+# and care benchmarks (Deploy/bench/setup.sh, writes.sh, contacts.sh, care.sh), the Debian package's checks
+# (Deploy/package-check.sh), the hardware scenarios in
 # the GPIO VM, the installed box under systemd in a Debian VM and a short run of power cuts there, and exits 1 if
 # anything failed.
 set -euo pipefail
@@ -14,9 +15,9 @@ source Deploy/lib/apt-ensure.sh
 # chromium: the status page in a real browser, chromium-driver: its chromedriver, through
 # which the tests click and type in it (WebDriver); systemd, shellcheck, libxml2-utils: the
 # deployment files checked by the tools that read them; curl: the CardDAV tests read
-# and write the servers with it, not through the code under test.
+# and write the servers with it, not through the code under test; lintian: the Debian package.
 apt_ensure "${BUILD_PACKAGES[@]}" python3-venv chromium chromium-driver fonts-dejavu-core systemd shellcheck \
-    libxml2-utils curl
+    libxml2-utils curl lintian
 
 # --- Cyrus IMAP's CardDAV (the server Fastmail runs) -----------------------------
 # The tests start private instances (Tests/TestSupport/CyrusServer.swift) with their
@@ -98,6 +99,16 @@ fi
 # nothing changed), a page overwritten with garbage found, not copied, and recovered from the copy.
 if [[ $# -eq 0 ]]; then
     BENCH_CONTACTS=500 Deploy/bench/care.sh || fail "the care benchmark (Deploy/bench/care.sh)"
+fi
+
+# --- The Debian package: Deploy/package-check.sh ------------------------------------
+# Deploy/package.sh --fast twice from the release binaries the benchmarks above built: the same sha256 both
+# times, lintian without errors, the files, conffiles and Depends: expected; prints its size and installed size.
+if [[ $# -eq 0 ]]; then
+    # shellcheck source=Deploy/lib/release-build.sh
+    source Deploy/lib/release-build.sh
+    release_bin=$(swift build "${RELEASE_FLAGS[@]}" --show-bin-path)
+    Deploy/package-check.sh --bin "$release_bin" || fail "the Debian package (Deploy/package-check.sh)"
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------

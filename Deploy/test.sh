@@ -108,7 +108,16 @@ if [[ $# -eq 0 ]]; then
     # shellcheck source=Deploy/lib/release-build.sh
     source Deploy/lib/release-build.sh
     release_bin=$(swift build "${RELEASE_FLAGS[@]}" --show-bin-path)
-    Deploy/package-check.sh --bin "$release_bin" || fail "the Debian package (Deploy/package-check.sh)"
+    # The maintainer scripts in a chroot too, where the VM harness has a Debian 12 root filesystem cached (the
+    # sections below make it): install, upgrade, remove, install again, purge; about 10 s more.
+    package_rootfs=()
+    for candidate in "${GPIO_VM_CACHE:-${HOME:-/tmp}/.cache/gpio-vm}"/debian/*/root; do
+        if [[ -x $candidate/usr/bin/dpkg && $(id -u) -eq 0 ]]; then
+            package_rootfs=(--rootfs "$candidate")
+        fi
+    done
+    Deploy/package-check.sh --bin "$release_bin" "${package_rootfs[@]}" ||
+        fail "the Debian package (Deploy/package-check.sh)"
 fi
 
 # --- Hardware scenarios: the release binaries with libgpiod in the GPIO VM -------

@@ -15,9 +15,10 @@ source Deploy/lib/apt-ensure.sh
 # chromium: the status page in a real browser, chromium-driver: its chromedriver, through
 # which the tests click and type in it (WebDriver); systemd, shellcheck, libxml2-utils: the
 # deployment files checked by the tools that read them; curl: the CardDAV tests read
-# and write the servers with it, not through the code under test; lintian: the Debian package.
+# and write the servers with it, not through the code under test; lintian, dpkg-dev (dpkg-shlibdeps) and
+# binutils (strip): the Debian package.
 apt_ensure "${BUILD_PACKAGES[@]}" python3-venv chromium chromium-driver fonts-dejavu-core systemd shellcheck \
-    libxml2-utils curl lintian
+    libxml2-utils curl lintian dpkg-dev binutils
 
 # --- Cyrus IMAP's CardDAV (the server Fastmail runs) -----------------------------
 # The tests start private instances (Tests/TestSupport/CyrusServer.swift) with their

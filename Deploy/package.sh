@@ -157,7 +157,9 @@ source Deploy/lib/manpages.sh
 install -d "$root/usr/share/man/man1" "$root/usr/share/man/man5"
 help_manpage "$root/usr/bin/contactbox" contactbox "$day" "$version" details |
     gzip -9n >"$root/usr/share/man/man1/contactbox.1.gz"
-help_manpage "$root/usr/bin/contactbox-remote" contactbox-remote "$day" "$version" |
+help_manpage "$root/usr/bin/contactbox-remote" contactbox-remote "$day" "$version" "" \
+    "the subcommands of contactbox that reach address books, and the daemon" \
+    "contactbox runs this program, found next to it, for the subcommands that reach address books or run the daemon (run, sync, discover, pair, remote, token), so that the others never load the network libraries. It is not meant to be run by hand: its commands are those of contactbox(1), where they are described." |
     gzip -9n >"$root/usr/share/man/man1/contactbox-remote.1.gz"
 config_manpage Deploy/contactbox.example.toml "$day" "$version" | gzip -9n >"$root/usr/share/man/man5/contactbox.toml.5.gz"
 

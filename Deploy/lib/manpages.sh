@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # Sourced by Deploy/package.sh: manual pages made from what the program and the example configuration say,
 # as help2man makes them from --help (help2man itself reads GNU-style help, not swift-argument-parser's).
-#   help_manpage BINARY NAME DATE VERSION [DETAILS]   roff for NAME(1) from `BINARY --help`; with DETAILS, a
-#                                                     COMMANDS section with `BINARY SUB [SUBSUB] --help` of each
+#   help_manpage BINARY NAME DATE VERSION DETAILS [SUMMARY LEAD]
+#       roff for NAME(1) from `BINARY --help`; with DETAILS non-empty, a COMMANDS section with
+#       `BINARY SUB [SUBSUB] --help` of each; SUMMARY replaces the overview's first sentence in NAME, and LEAD
+#       is a paragraph put first in DESCRIPTION
 #   config_manpage EXAMPLE DATE VERSION               roff for contactbox.toml(5) from the example configuration
 # Both write to standard output. The help is read through a pipe, so swift-argument-parser wraps it at 80
 # columns whatever the terminal: the same page on every build.
@@ -95,10 +97,10 @@ _subcommands() {
 }
 
 help_manpage() {
-    local binary=$1 name=$2 date=$3 version=$4 details=${5:-} help summary sub subsub
+    local binary=$1 name=$2 date=$3 version=$4 details=${5:-} summary=${6:-} lead=${7:-} help
     help=$("$binary" --help)
     # NAME: the first sentence of the overview, without its full stop.
-    summary=$(printf '%s\n' "$help" | awk '
+    [[ -n $summary ]] || summary=$(printf '%s\n' "$help" | awk '
         /^OVERVIEW:/ { sub(/^OVERVIEW: */, ""); on = 1 }
         on && /^$/ { exit }
         on { text = (text == "" ? $0 : text " " $0) }
@@ -106,8 +108,39 @@ help_manpage() {
     printf '.TH %s 1 "%s" "ContactBox %s" "User Commands"\n' "${name^^}" "$date" "$version"
     printf '.SH NAME\n%s \\- %s\n' "${name//-/\\-}" "${summary//-/\\-}"
     printf '.SH SYNOPSIS\n.B %s\n' "$(printf '%s\n' "$help" | sed -n 's/^USAGE: *//p' | sed 's/\\/\\e/g; s/-/\\-/g')"
-    printf '%s\n' "$help" | _help_to_roff 1
-    [[ -n $details ]] || return 0
+    printf '%s\n' "$help" | _help_to_roff 1 | LEAD=$lead awk '
+        { print }
+        /^\.SH DESCRIPTION$/ && ENVIRON["LEAD"] != "" {
+            lead = ENVIRON["LEAD"]; gsub(/\\/, "\\e", lead); gsub(/-/, "\\-", lead)
+            print ".PP"; print lead
+        }'
+    if [[ -n $details ]]; then
+        _commands_roff "$binary" "$name"
+    fi
+    cat <<'EOF'
+.SH FILES
+.TP
+.I /etc/contactbox/contactbox.toml
+The configuration (\fBcontactbox.toml\fR(5)).
+.TP
+.I /var/lib/contactbox/contacts.sqlite
+The store; \fIsettings.toml\fR and \fIsecrets/\fR next to it hold what the status page sets.
+.TP
+.I /usr/share/contactbox/boards
+The board files.
+.SH "SEE ALSO"
+EOF
+    # The other pages, not this one.
+    local page
+    for page in contactbox:1 contactbox-remote:1 contactbox.toml:5 systemctl:1; do
+        [[ ${page%:*} == "$name" ]] || printf '.BR %s (%s)\n' "${page%:*}" "${page#*:}"
+    done | sed 's/-/\\-/g; $!s/$/,/'
+}
+
+# _commands_roff BINARY NAME: the COMMANDS section, each subcommand's (and its subcommands') --help.
+_commands_roff() {
+    local binary=$1 name=$2 help sub subsub
+    help=$("$binary" --help)
     echo ".SH COMMANDS"
     while read -r sub; do
         [[ $sub == help ]] && continue

@@ -27,8 +27,8 @@ binaries report, from Sources/CLISupport/Exit.swift; ARCH: dpkg --print-architec
   --bin DIR    package the binaries contactbox and contactbox-remote found in DIR
                (default: build them with `swift build -c release`, as install.sh does)
   --out DIR    write the package to DIR (default: the current folder)
-  --fast       compress with xz -1 instead of dpkg-deb's xz -6: about 5 times faster,
-               about 15 % larger (for checks; still reproducible)
+  --fast       compress with xz -1 instead of dpkg-deb's xz -6: a few times faster,
+               about 13 % larger (for checks; still reproducible)
   -h, --help   show this help
 
 SOURCE_DATE_EPOCH (seconds) sets the files' times and the changelog's date; without

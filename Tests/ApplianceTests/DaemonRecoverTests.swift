@@ -14,7 +14,7 @@ import Testing
 /// failing card returns it), a folder remote, a `SimulatedPanel`, and no status server: the page's requests go in
 /// where the server puts them. With a safety copy made before `renamed` contacts were renamed in the folder and
 /// synced into the store: what the pass after a recover must bring back.
-final class DamagedStoreFixture {
+final class DamagedStoreFixture: DrivenDaemon {
     let pass: PassFixture
     let panel = SimulatedPanel()
     let daemon: Daemon
@@ -39,12 +39,7 @@ final class DamagedStoreFixture {
         try Self.damage(pass.configuration.storePath)
         self.pass = pass
         copy = made
-        let panel = panel
-        daemon = try Daemon(
-            configuration: pass.configuration,
-            options: .init(configPath: pass.directory.file("none.toml"), storePath: nil, version: "t", build: "t"),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, openPanel: { _ in (panel, nil) })
-        daemon.startWorker()
+        daemon = try Daemon.started(pass, panel: panel)
         turn("the damage found") { $0.damage != nil && $0.attention == "storage" }
     }
 
@@ -52,18 +47,7 @@ final class DamagedStoreFixture {
         _ = daemon.worker.stop(waitingAtMost: .seconds(5))
     }
 
-    var snapshot: StatusSnapshot { daemon.board.snapshot() }
     var storePath: String { pass.configuration.storePath }
-
-    /// Turns of the main loop, each after a wake-up or 20 ms, until `done` holds of the board (at most 10 s).
-    func turn(_ what: String, at time: Int64? = nil, until done: (StatusSnapshot) -> Bool) {
-        for _ in 0..<500 {
-            daemon.step(at: time ?? monotonicMillis())
-            if done(snapshot) { return }
-            daemon.wake.wait(atMost: .milliseconds(20))
-        }
-        Issue.record("not reached: \(what); undo \(String(describing: snapshot.undo)), state \(snapshot.state)")
-    }
 
     func arm() {
         daemon.pageRequests.post(.undo(.recover))

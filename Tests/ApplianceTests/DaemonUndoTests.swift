@@ -12,7 +12,7 @@ import Testing
 
 /// The daemon's main loop with a real store, a folder remote and its worker thread, a `SimulatedPanel` for LEDs
 /// and button, and no status server: the page's requests go in where the server puts them (`pageRequests`).
-final class DaemonFixture {
+final class DaemonFixture: DrivenDaemon {
     let pass: PassFixture
     let panel: SimulatedPanel
     let daemon: Daemon
@@ -37,29 +37,13 @@ final class DaemonFixture {
         self.pass = pass
         self.panel = panel
         run = renaming.run.id
-        daemon = try Daemon(
-            configuration: pass.configuration,
-            options: .init(configPath: pass.directory.file("none.toml"), storePath: nil, version: "t", build: "t"),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, openPanel: { _ in (panel, nil) })
-        daemon.startWorker()
+        daemon = try Daemon.started(pass, panel: panel)
         // The start-up pass (nothing to do), so that what follows starts from idle.
         turn("the start-up pass") { $0.lastSync != nil && $0.state == "idle" }
     }
 
     deinit {
         _ = daemon.worker.stop(waitingAtMost: .seconds(5))
-    }
-
-    var snapshot: StatusSnapshot { daemon.board.snapshot() }
-
-    /// Turns of the main loop, each after a wake-up or 20 ms, until `done` holds of the board (at most 10 s).
-    func turn(_ what: String, at time: Int64? = nil, until done: (StatusSnapshot) -> Bool) {
-        for _ in 0..<500 {
-            daemon.step(at: time ?? monotonicMillis())
-            if done(snapshot) { return }
-            daemon.wake.wait(atMost: .milliseconds(20))
-        }
-        Issue.record("not reached: \(what); undo \(String(describing: snapshot.undo)), state \(snapshot.state)")
     }
 
     func renamedInFolder() -> Int {
@@ -72,6 +56,37 @@ final class DaemonFixture {
         #expect(snapshot.undo?.reverted == Self.changed)
         daemon.pageRequests.post(.undo(.arm(run: run)))
         turn("armed") { $0.undo?.phase == .armed }
+    }
+}
+
+/// A daemon whose main loop a test turns by hand.
+protocol DrivenDaemon {
+    var daemon: Daemon { get }
+}
+
+extension DrivenDaemon {
+    var snapshot: StatusSnapshot { daemon.board.snapshot() }
+
+    /// Turns of the main loop, each after a wake-up or 20 ms, until `done` holds of the board (at most 10 s).
+    func turn(_ what: String, at time: Int64? = nil, until done: (StatusSnapshot) -> Bool) {
+        for _ in 0..<500 {
+            daemon.step(at: time ?? monotonicMillis())
+            if done(snapshot) { return }
+            daemon.wake.wait(atMost: .milliseconds(20))
+        }
+        Issue.record("not reached: \(what); undo \(String(describing: snapshot.undo)), state \(snapshot.state)")
+    }
+}
+
+extension Daemon {
+    /// A daemon over `pass`'s configuration and store, with `panel` and no status server, its worker started.
+    static func started(_ pass: PassFixture, panel: SimulatedPanel) throws -> Daemon {
+        let daemon = try Daemon(
+            configuration: pass.configuration,
+            options: .init(configPath: pass.directory.file("none.toml"), storePath: nil, version: "t", build: "t"),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, openPanel: { _ in (panel, nil) })
+        daemon.startWorker()
+        return daemon
     }
 }
 

@@ -90,7 +90,7 @@ let package = Package(
             name: "Appliance",
             dependencies: [
                 "Sync", "Remotes", "ContactStore", "Config", "FrontPanel", "OAuth", "SafeText", "StatusServer",
-                "StoreContacts", "SystemSupport",
+                "SQLite", "StoreContacts", "SystemSupport",
                 "CLinux", "CMalloc",
                 logging,
             ]),

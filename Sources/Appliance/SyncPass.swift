@@ -3,6 +3,7 @@ import ContactStore
 import FrontPanel
 import Logging
 import Remotes
+import SQLite
 import StatusServer
 import Sync
 import SystemSupport
@@ -77,12 +78,7 @@ public final class SyncPass {
         // The kernel turns a file system read-only after an I/O error (`errors=remount-ro`): a pass then could
         // send changes out and not record that it did. Nothing is synced until the store can be written again.
         if isReadOnly(SmallFile.folder(of: store.path)) {
-            logger.error("Not syncing: the store's disk is read-only", metadata: ["store.path": "\(store.path)"])
-            let reason =
-                "The disk is read-only (the system does that after a write fails: a failing SD card?), so nothing"
-                + " is synced. The page and the contacts stay as they are. Restart the box; if this comes back,"
-                + " copy the contacts off (Download all contacts) and replace the SD card."
-            return Result(state: .needsAttention(.storage, reason: reason), schedule: .retryLater)
+            return readOnlyDisk(nil)
         }
         var factory = RemoteFactory(store: store, logger: logger, userAgent: userAgent, tokens: tokens)
         factory.turnLimit = turnLimit
@@ -99,6 +95,8 @@ public final class SyncPass {
                 if outcome.state.severity > worst.state.severity { worst = outcome }
                 return outcome.state == .idle && !shouldStop()
             }
+        } catch let error as SQLiteError where error.isWriteFailure {
+            worst = readOnlyDisk(error)
         } catch {
             let reason = "The contact store failed: \(error)"
             worst = Result(state: .needsAttention(.storage, reason: reason), schedule: .done)
@@ -108,6 +106,21 @@ public final class SyncPass {
         if let contacts = try? store.count() { news(.contactsCounted(contacts)) }
         news(.passTook(.milliseconds(monotonicMillis() - started)))
         return worst
+    }
+
+    /// The store's disk cannot be written: nothing is synced, and the pass is tried again later. Where the kernel
+    /// marks the file system read-only, statvfs says so before the pass. Newer kernels' ext4 with `errors=remount-ro`
+    /// does not (Debian 12's 6.1.0-57 among them: Tests/systemd/scenario.sh): the mount stays read-write and its
+    /// writes fail, so the pass's first write to the store, made before anything goes out, says it (`error`).
+    private func readOnlyDisk(_ error: SQLiteError?) -> Result {
+        var metadata: Logger.Metadata = ["store.path": "\(store.path)"]
+        if let error { metadata["store.error"] = "\(error)" }
+        logger.error("Not syncing: the store's disk is read-only", metadata: metadata)
+        let reason =
+            "The disk is read-only (the system does that after a write fails: a failing SD card?), so nothing"
+            + " is synced. The page and the contacts stay as they are. Restart the box; if this comes back,"
+            + " copy the contacts off (Download all contacts) and replace the SD card."
+        return Result(state: .needsAttention(.storage, reason: reason), schedule: .retryLater)
     }
 
     /// Retention after the pass: a chunk of at most 100 rows per transaction, stopping with the daemon. A failure
@@ -148,6 +161,8 @@ public final class SyncPass {
         } catch let error as ConfigurationError {
             // A password file that went missing or lost its mode: the login cannot be tried.
             report = .failed(remote.name, RemoteError(.unauthorized, error.description))
+        } catch let error as SQLiteError where error.isWriteFailure {
+            return readOnlyDisk(error)
         } catch {
             logger.error("The store failed", metadata: ["store.error": "\(error)"])
             let reason = "The contact store failed: \(error)"

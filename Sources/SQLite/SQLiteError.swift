@@ -26,6 +26,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The database, or the folder its journal goes in, could not be written or opened to write (`SQLITE_READONLY`,
     /// `SQLITE_CANTOPEN` and their kinds): the caller tells which by the file system.
     public var mayBeReadOnly: Bool { primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN }
+    /// A write the disk refused or failed (`SQLITE_IOERR`, `SQLITE_READONLY` and their kinds): a file system the kernel
+    /// turned read-only after an I/O error fails writes so, even where the mount still says read-write.
+    public var isWriteFailure: Bool { primaryCode == SQLITE_IOERR || primaryCode == SQLITE_READONLY }
     public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
     /// The file is damaged (`SQLITE_CORRUPT`) or is no database (`SQLITE_NOTADB`).
     public var isDamage: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }

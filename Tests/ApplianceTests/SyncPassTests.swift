@@ -1,5 +1,4 @@
 import Config
-import ContactStore
 import Glibc
 import Logging
 import SQLite
@@ -10,6 +9,7 @@ import Testing
 import VCard
 
 @testable import Appliance
+@testable import ContactStore
 
 /// A pass's news, in order, and what the main loop's core makes of them: what the page would show.
 final class PassNews {
@@ -143,6 +143,28 @@ struct SyncPassTests {
         #expect(!fixture.news.events.contains { if case .remoteSynced = $0 { true } else { false } })
         // Writable again: the next pass syncs.
         pass.isReadOnly = { _ in false }
+        #expect(pass.run(SyncRequest(.interval), configuration: fixture.configuration) { false }.state == .idle)
+        #expect(fixture.files().count == 5)
+    }
+
+    @Test("a store whose writes fail (ext4 turned read-only, its mount still read-write): the same, retried")
+    func storeWritesFail() throws {
+        let fixture = try PassFixture(contacts: 5)
+        let pass = fixture.makePass()
+        pass.isReadOnly = { _ in false }
+        // SQLITE_READONLY at the pass's first write, as the kernel's EROFS gives; its EIO gives SQLITE_IOERR.
+        try fixture.store.db.execute("PRAGMA query_only = ON")
+        let result = pass.run(SyncRequest(.button), configuration: fixture.configuration) { false }
+        guard case .needsAttention(.storage, let reason) = result.state else {
+            Issue.record("not the store's attention: \(result.state)")
+            return
+        }
+        #expect(reason.hasPrefix("The disk is read-only"))
+        #expect(result.schedule == .retryLater)
+        #expect(fixture.files().isEmpty)
+        #expect(SQLiteError(code: 1034, message: "disk I/O error").isWriteFailure)  // SQLITE_IOERR_FSYNC
+        // Writable again: the next pass syncs.
+        try fixture.store.db.execute("PRAGMA query_only = OFF")
         #expect(pass.run(SyncRequest(.interval), configuration: fixture.configuration) { false }.state == .idle)
         #expect(fixture.files().count == 5)
     }

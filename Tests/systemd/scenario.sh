@@ -206,6 +206,73 @@ if [ "$GPIO_VM_BOOT" = 3 ]; then
 		test "${d#-}" -le 60
 	check "No clock: the schedule is not stalled by the clock going back" within 30 next_sync_ok
 	rm -rf /var/lib/systemd/timesync
+
+	# ---- A read-only disk (issue 36): after an I/O error the kernel turns the store's file system read-only
+	# (errors=remount-ro). The store moves to an ext4 file system of its own (an image file on a loop device, mounted
+	# over /var/lib/contactbox; the guest's root stays writable), and ext4's trigger_fs_error raises the error a failed
+	# write raises. The box keeps its page, says why and syncs nothing; a household's way back (stop, e2fsck, mount)
+	# loses nothing, and the contact added on the remote meanwhile arrives. At the end: the blocks before it write
+	# to the store freely, and the journal's "Read-only file system" lines come after the "nothing denied" check above.
+	state=/var/lib/contactbox store=/var/lib/contactbox/contacts.sqlite img=/var/tmp/contactbox-store.img
+	read -r ro_started _ </proc/uptime
+	systemctl stop "$unit"
+	owner=$(stat -c %U:%G:%a "$state")
+	modprobe loop && truncate -s 64M "$img" && mkfs.ext4 -q -F "$img" && loop=$(losetup -f --show "$img") &&
+		mkdir -p /mnt/store && mount "$loop" /mnt/store && cp -a "$state/." /mnt/store/ &&
+		chown "${owner%:*}" /mnt/store && chmod "${owner##*:}" /mnt/store && umount /mnt/store
+	check "Read-only disk: the store on a file system of its own ($loop, errors=remount-ro), owner and mode kept" sh -c \
+		'mount -o errors=remount-ro "$0" "$1" && [ "$(stat -c %U:%G:%a "$1")" = "$2" ] && findmnt -no FS-OPTIONS "$1" | grep -q "^rw,"' \
+		"$loop" "$state" "$owner"
+	restart_box start
+	check "Read-only disk: the box starts on it and syncs" within "$SYNC_BOUND_S" page_synced_ok
+	check "Read-only disk: then idle" idle 60
+	status_json >/tmp/status.json
+	contacts=$(grep -o '"contacts":[0-9]*' /tmp/status.json | head -n 1)
+	runuser -u contactbox -- contactbox export --db "$store" --out /tmp/ro-before.vcf
+	pid=$(main_pid)
+	echo 1 >"/sys/fs/ext4/${loop#/dev/}/trigger_fs_error"
+	# (this kernel's ext4 leaves the mount's flags read-write, as statvfs and mountinfo show them, and fails the writes)
+	check "Read-only disk: the kernel turned the store's file system read-only: its writes fail" within 10 sh -c \
+		'! touch /var/lib/contactbox/ro-probe 2>/dev/null && dmesg | grep -q "EXT4-fs (${0#/dev/}): Remounting filesystem read-only"' "$loop"
+	echo "  | the mount's options now: $(findmnt -no OPTIONS "$state")"
+	dmesg | grep -A2 'trigger_test_error' | tail -n 3 | sed 's/^/  | /'
+	# the edit on the remote meanwhile: a new contact in the page's book on the host's Radicale
+	printf 'BEGIN:VCARD\r\nVERSION:3.0\r\nUID:ro-disk-1\r\nFN:Read-only Disk\r\nN:Disk;Read-only;;;\r\nEND:VCARD\r\n' >/tmp/ro-disk.vcf
+	check "Read-only disk: a contact is added on the remote meanwhile" test "$(curl -s -o /dev/null -w '%{http_code}' \
+		-u "alice:$RADICALE_PASSWORD" -X PUT -H 'Content-Type: text/vcard' --data-binary @/tmp/ro-disk.vcf "${PAGE_URL}ro-disk-1.vcf")" = 201
+	mark_journal /tmp/cursor
+	check "Read-only disk: a sync is asked for (POST /api/sync)" test "$(post_page /api/sync)" = 202
+	check "Read-only disk: the page says the disk is read-only (the store's attention)" \
+		wait_status '"summary":"The disk is read-only[^"]*","attention":"storage"' 60
+	check "Read-only disk: the journal says why nothing is synced" within 10 sh -c \
+		'journalctl -u contactbox --no-pager -o cat --after-cursor="$(cat /tmp/cursor)" | grep -q "Not syncing: the store.s disk is read-only"'
+	check "Read-only disk: the store's contacts are as they were ($contacts), the remote's new one not synced" \
+		status_has "${contacts}[,}]"
+	check "Read-only disk: the service is still active, the same process" test "$(systemctl is-active $unit) $(main_pid)" = "active $pid"
+	check "Read-only disk: the page answers" sh -c 'curl -s --max-time 5 http://127.0.0.1:8080/ | grep -q ContactBox'
+	check "Read-only disk: /api/status shows the error LED's store look (4 flashes)" \
+		status_has '"name":"error","lit":[a-z]*,"pattern":"4 flashes'
+	check "Read-only disk: the LEDs show it (power steady, sync dark, error flashing)" within 10 sh -c \
+		"[ \$(count_edges $ERROR 4) -ge 6 ] && [ \$(level $POWER)\$(level $SYNC) = 10 ] && [ \$(count_edges $POWER 1)\$(count_edges $SYNC 1) = 00 ]"
+	# back to writing as a household gets it: the box stopped, the file system checked, mounted again
+	systemctl stop "$unit"
+	umount "$state"
+	check "Read-only disk: e2fsck -fy repairs it (exit 0 or 1), and it mounts read-write again" sh -c \
+		'e2fsck -fy "$0" >/tmp/e2fsck.txt 2>&1; [ $? -le 1 ] && mount -o errors=remount-ro "$0" "$1" &&
+		findmnt -no FS-OPTIONS "$1" | grep -q "^rw,"' "$loop" "$state"
+	grep -v '^Pass [1-5]' /tmp/e2fsck.txt | grep . | sed 's/^/  | /'
+	check "Read-only disk: contactbox check passes" runuser -u contactbox -- contactbox check --db "$store"
+	runuser -u contactbox -- contactbox export --db "$store" --out /tmp/ro-after.vcf
+	check "Read-only disk: every contact is kept, the export unchanged ($(grep -c '^BEGIN:VCARD' /tmp/ro-before.vcf) cards)" \
+		cmp -s /tmp/ro-before.vcf /tmp/ro-after.vcf
+	restart_box start
+	check "Read-only disk: started again, the box syncs ok" within "$SYNC_BOUND_S" page_synced_ok
+	check "Read-only disk: the contact added on the remote arrives" wait_status \
+		'"state":"idle".*"contacts":'"$((${contacts#*:} + 1))"'[,}]' 60
+	check "Read-only disk: contactbox list shows it" sh -c \
+		'runuser -u contactbox -- contactbox list --db "$0" | grep -q "Read-only Disk"' "$store"
+	read -r ro_ended _ </proc/uptime
+	echo "the read-only disk took $((${ro_ended%.*} - ${ro_started%.*})) s"
 	[ "$GPIO_VM_FAILS" -eq 0 ] || journalctl -u "$unit" -b --no-pager -n 60 | sed 's/^/  journal: /'
 	exit 0
 fi

@@ -149,6 +149,36 @@ prepare_debian_guest() {
 	fi
 }
 
+# prepare_debian_modules NAME...: the modules of --module, each with its
+# dependencies, from the linux-image .deb of KVER into $KDIR/debian-modules/NAME
+# (downloaded once per kernel). Kept apart from the cached root filesystem: its
+# recipe and key stay as they are. Called under the cache lock.
+prepare_debian_modules() {
+	local m d
+	for m in "$@"; do
+		d=$KDIR/debian-modules/$m
+		[ -f "$d/complete" ] && continue
+		log "adding module $m of $KVER to the cache (first use only)"
+		rm -rf "$d" "$d.tmp"
+		debian_modules "$d.tmp" "$m" >/dev/null
+		: >"$d.tmp/complete"
+		mv "$d.tmp" "$d"
+	done
+}
+
+# stage_debian_modules DIR NAME...: those modules into the staged root DIR, and
+# its module index made again (new files: the hard links into the cache are
+# never written).
+stage_debian_modules() {
+	local r=$1 m
+	shift
+	for m in "$@"; do
+		cp -a -n "$KDIR/debian-modules/$m/lib/modules/." "$r/lib/modules/"
+	done
+	rm -f "$r/lib/modules/$KVER"/modules.*.bin "$r/lib/modules/$KVER"/modules.{dep,alias,symbols,softdep,devname}
+	depmod -b "$r" "$KVER" || die "depmod failed"
+}
+
 # stage_debian_root DIR: the cached root filesystem as hard links (cheap; the
 # per-run files are new files, so the cache itself is never written) with the
 # harness's units, helpers and the scenario.

@@ -505,7 +505,7 @@ systemctl stop "$unit"
 dd if=/dev/urandom of="$store" bs=4096 seek=$((pages / 2)) count=8 conv=notrunc status=none
 restart_box start
 check "Damaged store: damaged again, the page offers to recover from the safety copy" \
-	wait_status '"damage":{[^}]*"copy":{' 60
+	wait_status '"damage":{[^}]*"copy":{' 180
 check "Damaged store: a browser is paired by the button" pair_with_button
 check "Damaged store: the page arms the recover (202)" test "$(post_page /api/recover)" = 202
 check "Damaged store: the box waits for a long press (all LEDs blinking slowly)" \

@@ -121,7 +121,7 @@ put_card() { clock_card "$@" | curl -sf -o /dev/null -u "alice:$RADICALE_PASSWOR
 server_note() { curl -sf -u "alice:$RADICALE_PASSWORD" "${PAGE_URL}clock-test.vcf" | tr -d '\r' | sed -n 's/^NOTE://p'; }
 box_edit() { clock_card "$1" "" >/tmp/clock.vcf && runuser -u contactbox -- contactbox import --update --db /var/lib/contactbox/contacts.sqlite /tmp/clock.vcf >/dev/null; }
 # clock_set: the network time taken: the clock right again, and said to be
-clock_set() { date -s "@$(net_time)" >/dev/null && touch /run/systemd/timesync/synchronized; }
+clock_set() { date -s "@$(net_time)" >/dev/null && mkdir -p /run/systemd/timesync && touch /run/systemd/timesync/synchronized; }
 next_sync_ok() { # the next pass is due within the interval (1 h) of now
 	local next
 	next=$(curl -s http://127.0.0.1:8080/api/status | sed -n 's/.*"next_sync":\([0-9]*\).*/\1/p')
@@ -164,23 +164,23 @@ if [ "$GPIO_VM_BOOT" = 3 ]; then
 	check "No clock: the box has it" within 60 sh -c \
 		'contactbox show --db /var/lib/contactbox/contacts.sqlite clock-test 2>/dev/null | grep -q "as first written"'
 	check "No clock: an edit on the server, an hour ago by its REV" \
-		put_card "the server's, earlier" "REV:$(date -u -d "@$(($(net_time) - 3600))" +%Y%m%dT%H%M%SZ)\r\n"
-	check "No clock: an edit on the box, now" box_edit "the box's, later"
+		put_card "the server's earlier edit" "REV:$(date -u -d "@$(($(net_time) - 3600))" +%Y%m%dT%H%M%SZ)\r\n"
+	check "No clock: an edit on the box, now" box_edit "the box's later edit"
 	mark_journal /tmp/clock.cursor
 	curl -s -o /dev/null -X POST http://127.0.0.1:8080/api/sync
 	check "No clock: the conflict waits for the correct time" wait_status '"state":"waiting_for_time"' 120
 	check "No clock: the page says why" status_has 'Waiting for the correct time: 1 conflict'
 	check "No clock: no red: the error LED is dark" status_has '"name":"error","lit":false'
-	check "No clock: nothing went out: the server keeps its version" test "$(server_note)" = "the server's, earlier"
+	check "No clock: nothing went out: the server keeps its version" test "$(server_note)" = "the server's earlier edit"
 	clock_set
 	check "No clock: set by the network time, the box syncs at once and its later edit wins" within 60 sh -c \
-		'[ "$(curl -sf -u "alice:$1" "$0clock-test.vcf" | tr -d "\r" | sed -n "s/^NOTE://p")" = "the box'"'"'s, later" ]' \
+		'[ "$(curl -sf -u "alice:$1" "$0clock-test.vcf" | tr -d "\r" | sed -n "s/^NOTE://p")" = "the box'"'"'s later edit" ]' \
 		"$PAGE_URL" "$RADICALE_PASSWORD"
 	check "No clock: idle again" wait_status '"state":"idle"' 60
 	check "No clock: the journal says the clock was set" grep -q "The clock is set from the network time" \
 		<(journal_since /tmp/clock.cursor)
-	check "No clock: the edit's time is put right: within two minutes of now, not two years back" \
-		test $(($(date +%s) - $(last_import_ms) / 1000)) -le 120
+	check "No clock: the edit's time is put right: within five minutes of now, not two years back" \
+		test $(($(date +%s) - $(last_import_ms) / 1000)) -le 300
 	check "No clock: the runs' times are put right: none marked, the newest dated now" sh -c \
 		'! contactbox runs --db "$0" --limit 100 | grep -q "(clock not set)" &&
 		contactbox runs --db "$0" --json --limit 1 | grep -q "\"started\":\"$(date -u +%Y-%m-%d)"' \
@@ -504,8 +504,8 @@ check "Damaged store: contactbox check passes" contactbox check --db "$store"
 systemctl stop "$unit"
 dd if=/dev/urandom of="$store" bs=4096 seek=$((pages / 2)) count=8 conv=notrunc status=none
 restart_box start
-check "Damaged store: damaged again, the page offers to recover from the safety copy" \
-	wait_status '"damage":{[^}]*"copy":{' 180
+damage_offered() { status_has '"damage":{"problem":' && grep -q '"copy":{"made":' /tmp/status.json; }
+check "Damaged store: damaged again, the page offers to recover from the safety copy" within 180 damage_offered
 check "Damaged store: a browser is paired by the button" pair_with_button
 check "Damaged store: the page arms the recover (202)" test "$(post_page /api/recover)" = 202
 check "Damaged store: the box waits for a long press (all LEDs blinking slowly)" \

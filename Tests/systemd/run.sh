@@ -4,9 +4,9 @@
 # line names on gpio-sim, user-mode networking), installs the release binaries
 # there with Deploy/install.sh --bin as a household would, reboots, and runs
 # Tests/systemd/scenario.sh (first boot, sync with LoadCredential=, reload, stop,
-# button, failures, journal, upgrade, memory, big photos, setup from the page, a damaged store,
-# sandbox; then a book of Radicale added from the page, a reboot, that book
-# again, and its store on a file system the kernel turns read-only) against a
+# button, failures, journal, upgrade, memory, big photos, setup from the page, a damaged store
+# recovered on the command line and on the page, sandbox; then a book of Radicale added from the
+# page, a reboot with the clock two years behind, that book again, and no clock at boot) against a
 # Radicale on this host (the guest reaches it as 10.0.2.2).
 # About 12 min on a busy 2-core machine (TCG), most of it the three boots and
 # the syncs (Docs/measurements/systemd.md).
@@ -105,9 +105,7 @@ out=$work/out
 started=$SECONDS
 # --timeout: the three boots together, a guard against a hang (they ran 923 to 1141 s on a busy machine:
 # Docs/measurements/systemd.md)
-# --module loop: the read-only disk's file system is an image file on a loop device (Debian's loop.ko, which the
-# guest's image does not have).
-"$harness" --guest debian --timeout 1800 --forward 8080 --host Tests/systemd/host.sh --module loop \
+"$harness" --guest debian --timeout 1800 --forward 8080 --host Tests/systemd/host.sh \
     --add "$work/bin:/opt/vm/bin" \
     --add "$src:/opt/contactbox-src" \
     --add "$work/stage.env:/opt/vm/stage.env" \

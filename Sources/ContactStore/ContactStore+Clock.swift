@@ -20,8 +20,7 @@ extension ContactStore {
     /// this boot's stretches put right once it is. Called by every write before it takes a change sequence number
     /// or adds a history row or a run, inside its transaction.
     func stamp() throws -> Int64 {
-        // In a transaction of its own when the write has none: a correction is whole or not made.
-        _ = try db.transaction { try noteClock(clockStatus()) }
+        try settleClock()
         return now()
     }
 
@@ -36,7 +35,15 @@ extension ContactStore {
     /// right.
     @discardableResult
     public func settleClock() throws -> Int {
-        try db.transaction { try noteClock(clockStatus()) }
+        let status = clockStatus()
+        // Set, with nothing of this boot left to put right: nothing to ask of the store until that changes (no
+        // other writer can open a stretch while the clock is set).
+        if status.synchronized, clockSettled { return 0 }
+        // In a transaction of its own when the write has none: a correction is whole or not made.
+        let noted = try db.transaction { try noteClock(status) }
+        // Only when it wrote nothing: a write of it the caller's transaction rolls back is made again next time.
+        clockSettled = status.synchronized && !noted.wrote
+        return noted.corrected
     }
 
     /// How far the times of changes after `seq` can be believed, from the stretches not put right.
@@ -69,11 +76,14 @@ extension ContactStore {
         return boot == status.boot ? .waiting : .unsure
     }
 
-    private func noteClock(_ status: ClockStatus) throws -> Int {
+    /// Notes `status` in `clock_unset`; returns the stretches put right, and whether it wrote anything.
+    private func noteClock(_ status: ClockStatus) throws -> (corrected: Int, wrote: Bool) {
         let open = try db.queryFirst("SELECT id, boot, boot_start FROM clock_unset WHERE seq_to IS NULL") {
             (id: try $0.int64(0), boot: try $0.string(1), bootStart: try $0.int64(2))
         }
-        if let open, open.boot != status.boot || status.synchronized || abs(open.bootStart - status.bootStart) > 1000 {
+        // The open stretch goes on while the clock stays unset in its boot, at its reading of the boot's start.
+        let goesOn = open.map { $0.boot == status.boot && abs($0.bootStart - status.bootStart) <= 1000 } ?? false
+        if let open, !goesOn || status.synchronized {
             // Ended: by another boot, by the clock being set, or set by hand without the network saying so.
             try db.run(
                 """
@@ -83,7 +93,7 @@ extension ContactStore {
                 """, open.id)
         }
         guard status.synchronized else {
-            if open == nil || open?.boot != status.boot || abs((open?.bootStart ?? 0) - status.bootStart) > 1000 {
+            if !goesOn {
                 try db.run(
                     """
                     INSERT INTO clock_unset (boot, boot_start, seq_after, history_after, runs_after)
@@ -91,7 +101,7 @@ extension ContactStore {
                     (SELECT coalesce(max(id), 0) FROM history), (SELECT coalesce(max(id), 0) FROM sync_runs)
                     """, status.boot, status.bootStart)
             }
-            return 0
+            return (0, open == nil || !goesOn)
         }
         let stretches = try db.query(
             """
@@ -129,6 +139,6 @@ extension ContactStore {
                 """, shift, r[4] ?? 0, r[5] ?? Int64.max)
             try db.run("UPDATE clock_unset SET corrected = ? WHERE id = ?", shift, stretch.id)
         }
-        return stretches.count
+        return (stretches.count, open != nil || !stretches.isEmpty)
     }
 }

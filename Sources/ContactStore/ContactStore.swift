@@ -23,6 +23,8 @@ public final class ContactStore {
     let now: () -> Int64
     /// Whether the clock is set, and the boot's start by it (`ContactStore+Clock.swift`); injectable too.
     let clockStatus: () -> ClockStatus
+    /// The clock was set at the last write, with nothing left to put right (`settleClock`).
+    var clockSettled = false
 
     /// Opens (creating if needed) the store at `path` and migrates it to the current schema.
     public init(

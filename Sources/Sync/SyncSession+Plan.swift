@@ -91,31 +91,35 @@ extension SyncSession {
         case .removed: theirs = .absent
         case .unchangedSinceBase: theirs = .unchanged
         }
-        // Times only matter to `newest`, and are not believed while the box's clock is not set (issue 36).
-        var undatable = false
-        var localTime = local.map { Card.revision(milliseconds: $0.changedAt) }
+        var remoteHasRev = true
         if options.policy == .newest, case .present(var myVersion) = mine, case .fetched(let fetched) = remoteState,
-            case .present(var theirVersion) = theirs, myVersion.hash != theirVersion.hash, let local
+            case .present(var theirVersion) = theirs, myVersion.hash != theirVersion.hash
         {
             myVersion.rev = localCard.card?.first("REV")?.value
             // A card without REV is dated by when the box first saw it: now.
-            theirVersion.rev = fetched.card.first("REV")?.value
-            switch try store.timeTrust(ofChange: local.changeSeq) {
-            case .trusted: undatable = theirVersion.rev == nil && !store.clockIsSet
-            case .waiting: undatable = true
-            case .unsure: localTime = nil  // never known: not trusted over the remote's time
-            }
-            theirVersion.rev = theirVersion.rev ?? Card.revision(milliseconds: wallClockMillis())
+            let rev = fetched.card.first("REV")?.value
+            remoteHasRev = rev != nil
+            theirVersion.rev = rev ?? Card.revision(milliseconds: wallClockMillis())
             mine = .present(myVersion)
             theirs = .present(theirVersion)
         }
-        let decision = Planner.decide(
-            base: base.map { Planner.Base(hash: $0.hash) }, local: mine, remote: theirs, policy: options.policy,
-            localTime: localTime)
-        if undatable, case .conflict = decision {
-            // Both versions stay, the box's unsent; the pass after the clock is set decides.
-            waitingForClock.insert(uid)
-            report.waitingForClock = waitingForClock.count
+        let planBase = base.map { Planner.Base(hash: $0.hash) }
+        var decision = Planner.decide(
+            base: planBase, local: mine, remote: theirs, policy: options.policy,
+            localTime: local.map { Card.revision(milliseconds: $0.changedAt) })
+        // A conflict decided by time is not decided by a clock not set (issue 36): asked of conflicts alone.
+        if case .conflict = decision, options.policy == .newest, let local {
+            switch try store.timeTrust(ofChange: local.changeSeq) {
+            case .trusted where remoteHasRev || store.clockIsSet: break
+            case .trusted, .waiting:
+                // Both versions stay, the box's unsent; the pass after the clock is set decides.
+                waitingForClock.insert(uid)
+                report.waitingForClock = waitingForClock.count
+            case .unsure:
+                // Never known: not trusted over the remote's time.
+                decision = Planner.decide(
+                    base: planBase, local: mine, remote: theirs, policy: options.policy, localTime: nil)
+            }
         }
         if waitingForClock.contains(uid) {
             unsettled.insert(uid)

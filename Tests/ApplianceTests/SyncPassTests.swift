@@ -122,6 +122,19 @@ struct SyncPassTests {
         #expect(fixture.files().count == 5)
     }
 
+    /// A pass that found the store's disk read-only: the store's attention saying so, retried, nothing synced.
+    func expectReadOnlyDisk(
+        _ result: SyncPass.Result, _ fixture: PassFixture, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard case .needsAttention(.storage, let reason) = result.state else {
+            Issue.record("not the store's attention: \(result.state)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(reason.hasPrefix("The disk is read-only"), sourceLocation: sourceLocation)
+        #expect(result.schedule == .retryLater, sourceLocation: sourceLocation)
+        #expect(fixture.files().isEmpty, sourceLocation: sourceLocation)
+    }
+
     @Test("a store on a file system gone read-only: nothing synced, the store's attention saying so, retried")
     func readOnlyDisk() throws {
         let fixture = try PassFixture(contacts: 5)
@@ -131,15 +144,8 @@ struct SyncPassTests {
             asked.withLock { $0.append(path) }
             return true
         }
-        let result = pass.run(SyncRequest(.button), configuration: fixture.configuration) { false }
-        guard case .needsAttention(.storage, let reason) = result.state else {
-            Issue.record("not the store's attention: \(result.state)")
-            return
-        }
-        #expect(reason.hasPrefix("The disk is read-only"))
-        #expect(result.schedule == .retryLater)
+        expectReadOnlyDisk(pass.run(SyncRequest(.button), configuration: fixture.configuration) { false }, fixture)
         #expect(asked.withLock { $0 } == [fixture.directory.path])
-        #expect(fixture.files().isEmpty)
         #expect(!fixture.news.events.contains { if case .remoteSynced = $0 { true } else { false } })
         // Writable again: the next pass syncs.
         pass.isReadOnly = { _ in false }
@@ -154,14 +160,7 @@ struct SyncPassTests {
         pass.isReadOnly = { _ in false }
         // SQLITE_READONLY at the pass's first write, as the kernel's EROFS gives; its EIO gives SQLITE_IOERR.
         try fixture.store.db.execute("PRAGMA query_only = ON")
-        let result = pass.run(SyncRequest(.button), configuration: fixture.configuration) { false }
-        guard case .needsAttention(.storage, let reason) = result.state else {
-            Issue.record("not the store's attention: \(result.state)")
-            return
-        }
-        #expect(reason.hasPrefix("The disk is read-only"))
-        #expect(result.schedule == .retryLater)
-        #expect(fixture.files().isEmpty)
+        expectReadOnlyDisk(pass.run(SyncRequest(.button), configuration: fixture.configuration) { false }, fixture)
         #expect(SQLiteError(code: 1034, message: "disk I/O error").isWriteFailure)  // SQLITE_IOERR_FSYNC
         // Writable again: the next pass syncs.
         try fixture.store.db.execute("PRAGMA query_only = OFF")

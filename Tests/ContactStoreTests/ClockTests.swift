@@ -86,6 +86,29 @@ struct ClockTests {
         #expect(try store.timeTrust(ofChange: unsure.changeSeq) == .unsure)
     }
 
+    @Test("a correction that its write's transaction rolls back is made again at the next write")
+    func correctionRolledBack() throws {
+        struct Failed: Error {}
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        fixture.clock.synchronized = false
+        fixture.clock.set(by: -Self.day)
+        try store.upsert(try makeCard(uid: "a", name: "A"), reason: "test")
+        let unset = try #require(try store.contact(uid: "a"))
+        fixture.clock.set(by: Self.day)
+        fixture.clock.synchronized = true
+        #expect(throws: Failed.self) {
+            try store.transaction {
+                try store.upsert(try makeCard(uid: "b", name: "B"), reason: "test")
+                throw Failed()
+            }
+        }
+        #expect(try store.contact(uid: "a")?.changedAt == unset.changedAt)
+        try store.upsert(try makeCard(uid: "c", name: "C"), reason: "test")
+        #expect(try store.contact(uid: "a")?.changedAt == unset.changedAt + Self.day)
+        #expect(try store.timeTrust(ofChange: unset.changeSeq) == .trusted)
+    }
+
     @Test("a stretch of thousands of contacts is put right a chunk at a time, every one of them")
     func largeStretch() throws {
         let fixture = try StoreFixture()
